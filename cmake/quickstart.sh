@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# railyard quick start, for a fresh Debian 12.
+#
+#   bash cmake/quickstart.sh main   build the CLI (Release, build/) and run the main job
+#   bash cmake/quickstart.sh test   build everything with warnings as errors (build/),
+#                                   run the test suite, then build and test again under
+#                                   ASan+UBSan (build-asan/)
+#
+# Missing Debian packages are installed when running as root; otherwise the
+# script names them and stops.
+set -euo pipefail
+
+# The main job's subcommand. It becomes `plan` (the whole pipeline) once
+# `railyard plan` exists.
+RAILYARD_MAIN_JOB="describe"
+
+readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev librange-v3-dev)
+readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev)
+
+usage() {
+  echo "usage: bash cmake/quickstart.sh main|test" >&2
+  exit 2
+}
+
+[[ $# -eq 1 ]] || usage
+mode="$1"
+case "${mode}" in
+  main) packages=("${MAIN_PACKAGES[@]}") ;;
+  test) packages=("${MAIN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) usage ;;
+esac
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${repo_root}"
+
+# --- Debian packages -------------------------------------------------------
+ensure_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "quickstart: dpkg-query not found; not checking for Debian packages" >&2
+    return 0
+  fi
+  local missing=() pkg status
+  for pkg in "$@"; do
+    status="$(dpkg-query -W -f='${db:Status-Status}' "${pkg}" 2>/dev/null || true)"
+    [[ "${status}" == "installed" ]] || missing+=("${pkg}")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+
+  if [[ "$(id -u)" -eq 0 ]]; then
+    echo "quickstart: installing ${missing[*]}"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+  else
+    printf 'railyard needs these Debian packages: %s\nInstall them with: sudo apt-get install %s\n' \
+      "${missing[*]}" "${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+ensure_packages "${packages[@]}"
+
+# --- Build helpers ---------------------------------------------------------
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+generator_args=()
+if command -v ninja >/dev/null 2>&1; then
+  generator_args=(-G Ninja)
+fi
+
+# configure <build-dir> <cmake args...>: a build dir keeps the generator it was
+# first configured with, so only pass -G for a fresh one.
+configure() {
+  local dir="$1"
+  shift
+  if [[ -f "${dir}/CMakeCache.txt" ]]; then
+    cmake -S . -B "${dir}" "$@"
+  else
+    cmake -S . -B "${dir}" "${generator_args[@]}" "$@"
+  fi
+}
+
+# --- main ------------------------------------------------------------------
+if [[ "${mode}" == "main" ]]; then
+  configure build \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DRAILYARD_BUILD_TESTS=OFF \
+    -DRAILYARD_BUILD_EXAMPLES=ON \
+    -DRAILYARD_BUILD_BENCH=OFF \
+    -DRAILYARD_WERROR=OFF \
+    -DRAILYARD_SANITIZE=OFF
+  cmake --build build --target railyard_cli -j "${jobs}"
+  echo "+ ./build/examples/railyard ${RAILYARD_MAIN_JOB}"
+  exec ./build/examples/railyard "${RAILYARD_MAIN_JOB}"
+fi
+
+# --- test ------------------------------------------------------------------
+summary=()
+failed=0
+
+# run_pass <name> <build-dir> <ctest args> -- <cmake configure args...>
+run_pass() {
+  local name="$1" dir="$2" ctest_extra="$3"
+  shift 4
+  local log="${dir}/quickstart-ctest.log"
+  echo
+  echo "=== ${name}: configure and build in ${dir}/"
+  if ! configure "${dir}" "$@"; then
+    summary+=("${name}: configure FAILED")
+    failed=1
+    return 0
+  fi
+  if ! cmake --build "${dir}" -j "${jobs}"; then
+    summary+=("${name}: build FAILED")
+    failed=1
+    return 0
+  fi
+  echo "=== ${name}: ctest"
+  # shellcheck disable=SC2086  # ctest_extra is a list of words on purpose
+  if ctest --test-dir "${dir}" --output-on-failure -j "${jobs}" ${ctest_extra} 2>&1 | tee "${log}"; then
+    summary+=("${name}: $(grep -E 'tests passed' "${log}" | tail -n 1 || true)")
+  else
+    summary+=("${name}: $(grep -E 'tests passed|tests failed' "${log}" | tail -n 1 || true)")
+    while IFS= read -r line; do
+      summary+=("    ${line}")
+    done < <(sed -n '/The following tests FAILED/,$p' "${log}" | grep -E '^[[:space:]]+[0-9]+ - ' || true)
+    failed=1
+  fi
+}
+
+run_pass "warnings-as-errors" build "" -- \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DRAILYARD_BUILD_TESTS=ON \
+  -DRAILYARD_BUILD_EXAMPLES=ON \
+  -DRAILYARD_BUILD_BENCH=ON \
+  -DRAILYARD_WERROR=ON \
+  -DRAILYARD_SANITIZE=OFF
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+run_pass "asan+ubsan" build-asan "-LE packaging" -- \
+  -DCMAKE_BUILD_TYPE=Debug \
+  -DRAILYARD_BUILD_TESTS=ON \
+  -DRAILYARD_BUILD_EXAMPLES=ON \
+  -DRAILYARD_BUILD_BENCH=OFF \
+  -DRAILYARD_WERROR=ON \
+  -DRAILYARD_SANITIZE=ON
+
+echo
+echo "=== railyard test summary"
+for line in "${summary[@]}"; do
+  echo "  ${line}"
+done
+if [[ ${failed} -ne 0 ]]; then
+  echo "FAILED" >&2
+  exit 1
+fi
+echo "all passed"

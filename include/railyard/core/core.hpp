@@ -1,0 +1,13 @@
+// railyard/core/core.hpp — umbrella header for the core layer: strong ids,
+// units, strings, status helpers, value parsers and the spec-string reader.
+//
+//   #include "railyard/core/core.hpp"
+//   auto hosts = railyard::parse_host_list("hosts", "0-15,32-47");
+#pragma once
+
+#include "railyard/core/ids.hpp"
+#include "railyard/core/parse.hpp"
+#include "railyard/core/spec.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/core/units.hpp"

@@ -1,0 +1,164 @@
+// railyard/core/parse.hpp — strict parsing of the small values found in spec
+// strings, flags and files: integers, ratios, host lists and byte sizes.
+//
+// Each parser takes the name of the field it is parsing so the error can say
+// which field and value were wrong:
+//
+//   auto hosts = railyard::parse_host_list("hosts", "0-15,32-47");  // 32 ids
+//   auto bytes = railyard::parse_size("bytes", "256MiB");           // 268435456
+//   auto ratio = railyard::parse_ratio("oversub", "2:1");           // {2, 1}
+//   std::string s = railyard::format_host_list(*hosts);             // "0-15,32-47"
+//
+// Parsers accept exactly the documented grammar (no signs, no spaces inside a
+// number, no trailing garbage) and reject overflow.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "railyard/core/status.hpp"
+#include "railyard/core/units.hpp"
+#include "railyard/core/strings.hpp"
+
+namespace railyard {
+
+// A non-negative decimal integer: digits only, at most int64 range.
+[[nodiscard]] inline absl::StatusOr<int64_t> parse_int(std::string_view field,
+                                                       std::string_view text) {
+  if (text.empty()) return invalid_field(field, text, "expected a non-negative integer, got nothing");
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) return invalid_field(field, text, "integer is too large");
+  if (ec != std::errc() || ptr != end || text.front() == '-' || text.front() == '+')
+    return invalid_field(field, text, "expected a non-negative integer");
+  return value;
+}
+
+// An integer that must lie in [lo, hi]; the error states the bounds.
+[[nodiscard]] inline absl::StatusOr<int64_t> parse_int_in(std::string_view field,
+                                                          std::string_view text, int64_t lo,
+                                                          int64_t hi) {
+  RAILYARD_ASSIGN_OR_RETURN(int64_t value, parse_int(field, text));
+  if (value < lo || value > hi) {
+    if (value <= 0 && lo >= 1) return invalid_field(field, text, "must be positive");
+    return invalid_field(field, text, str_cat("must be between ", lo, " and ", hi));
+  }
+  return value;
+}
+
+// A down:up ratio such as "2:1", "3:2" or plain "2" (meaning 2:1). Both terms
+// positive and at most 1000.
+struct Ratio {
+  int32_t down = 1;
+  int32_t up = 1;
+
+  [[nodiscard]] constexpr double value() const { return static_cast<double>(down) / up; }
+  friend constexpr bool operator==(const Ratio&, const Ratio&) = default;
+};
+
+[[nodiscard]] inline absl::StatusOr<Ratio> parse_ratio(std::string_view field,
+                                                       std::string_view text) {
+  const size_t colon = text.find(':');
+  const std::string_view down_text = text.substr(0, colon);
+  const std::string_view up_text = colon == std::string_view::npos ? "1" : text.substr(colon + 1);
+  auto down = parse_int(field, down_text);
+  auto up = parse_int(field, up_text);
+  if (!down.ok() || !up.ok())
+    return invalid_field(field, text, "expected a ratio such as 2:1 or 2");
+  if (*down < 1 || *up < 1) return invalid_field(field, text, "ratio terms must be positive");
+  if (*down > 1000 || *up > 1000) return invalid_field(field, text, "ratio terms must be <= 1000");
+  if (*down < *up)
+    return invalid_field(field, text, "down:up below 1:1 is not oversubscription; use 1:1");
+  return Ratio{static_cast<int32_t>(*down), static_cast<int32_t>(*up)};
+}
+
+// Host lists: comma-separated ids and inclusive ranges, "0-15,32-47,60".
+// Ids must be < `limit` (pass the cluster's host count) and appear once.
+// The result keeps the order written, which is what launchers expect.
+[[nodiscard]] inline absl::StatusOr<std::vector<int32_t>> parse_host_list(
+    std::string_view field, std::string_view text,
+    int64_t limit = std::numeric_limits<int32_t>::max()) {
+  if (text.empty()) return invalid_field(field, text, "empty host list");
+  std::vector<int32_t> hosts;
+  for (std::string_view item : split(text, ',')) {
+    const size_t dash = item.find('-');
+    auto first = parse_int(field, item.substr(0, dash));
+    auto last = dash == std::string_view::npos ? first : parse_int(field, item.substr(dash + 1));
+    if (!first.ok() || !last.ok())
+      return invalid_field(field, text,
+                           str_cat("bad item '", item, "'; expected N or N-M, e.g. 0-15,32-47"));
+    if (*last < *first)
+      return invalid_field(field, text, str_cat("range '", item, "' runs backwards"));
+    if (*last >= limit)
+      return invalid_field(field, text,
+                           str_cat("host ", *last, " is out of range (cluster has ", limit,
+                                        " hosts)"));
+    for (int64_t h = *first; h <= *last; ++h) hosts.push_back(static_cast<int32_t>(h));
+  }
+  std::vector<int32_t> sorted = hosts;
+  std::sort(sorted.begin(), sorted.end());
+  if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+    return invalid_field(field, text, str_cat("host ", *dup, " is listed twice"));
+  return hosts;
+}
+
+// Formats ids as the shortest list of ascending runs, in the given order:
+// {0,1,2,3,7} -> "0-3,7". parse_host_list(format_host_list(x)) == x.
+[[nodiscard]] inline std::string format_host_list(absl::Span<const int32_t> hosts) {
+  std::string out;
+  for (size_t i = 0; i < hosts.size();) {
+    size_t j = i;
+    while (j + 1 < hosts.size() && hosts[j + 1] == hosts[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    str_append(out, hosts[i]);
+    if (j > i) str_append(out, "-", hosts[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// Byte sizes: plain bytes ("1048576"), binary suffixes KiB MiB GiB TiB, decimal
+// suffixes K KB M MB G GB T TB (powers of 1000), optional trailing B ("512B").
+// Suffixes are case-insensitive. Fractions are not accepted.
+[[nodiscard]] inline absl::StatusOr<uint64_t> parse_size(std::string_view field,
+                                                         std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && is_digit(text[digits]))
+    ++digits;
+  if (digits == 0)
+    return invalid_field(field, text, "expected a size such as 4096, 256MiB or 1GiB");
+  RAILYARD_ASSIGN_OR_RETURN(int64_t number, parse_int(field, text.substr(0, digits)));
+  const std::string suffix = to_lower(text.substr(digits));
+  struct Unit {
+    std::string_view name;
+    uint64_t scale;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", 1},           {"b", 1},
+      {"k", 1000},       {"kb", 1000},       {"kib", kKiB},
+      {"m", 1000000},    {"mb", 1000000},    {"mib", kMiB},
+      {"g", 1000000000}, {"gb", 1000000000}, {"gib", kGiB},
+      {"t", 1000000000000}, {"tb", 1000000000000}, {"tib", kTiB},
+  };
+  for (const Unit& unit : kUnits) {
+    if (suffix != unit.name) continue;
+    const auto n = static_cast<uint64_t>(number);
+    if (n > std::numeric_limits<uint64_t>::max() / unit.scale)
+      return invalid_field(field, text, "size is too large");
+    return n * unit.scale;
+  }
+  return invalid_field(field, text,
+                       str_cat("unknown size suffix '", text.substr(digits),
+                                    "'; use B, KiB, MiB, GiB, TiB or K, M, G, T"));
+}
+
+}  // namespace railyard

@@ -1,0 +1,92 @@
+// railyard/core/strings.hpp — small string utilities on std::string_view.
+//
+// Debian's Abseil is built with its own absl::string_view (not std::string_view),
+// so railyard formats and splits with these helpers instead of absl::StrCat and
+// absl::StrSplit, and keeps std::string_view everywhere in its API:
+//
+//   std::string m = railyard::str_cat("hosts=", 100, ": not a multiple of ", 32);
+//   railyard::str_append(m, " (", 2.5, ")");
+//   for (std::string_view part : railyard::split("a,b,c", ',')) { ... }
+//   std::string j = railyard::join(std::vector<std::string_view>{"x", "y"}, ", ");  // "x, y"
+//
+// Numbers print in the C locale: integers exactly, floating point in the
+// shortest form that reads back to the same value.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace railyard {
+
+namespace detail {
+inline void append_one(std::string& out, std::string_view s) { out.append(s); }
+inline void append_one(std::string& out, const char* s) { out.append(s); }
+inline void append_one(std::string& out, const std::string& s) { out.append(s); }
+inline void append_one(std::string& out, char c) { out.push_back(c); }
+template <class T>
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>)
+void append_one(std::string& out, T value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  (void)ec;  // 64 chars hold any integer or shortest-form double
+  out.append(buf, end);
+}
+inline void append_one(std::string& out, bool b) { out.append(b ? "true" : "false"); }
+}  // namespace detail
+
+// Appends every argument (strings, characters, numbers, bools) to `out`.
+template <class... Args>
+void str_append(std::string& out, const Args&... args) {
+  (detail::append_one(out, args), ...);
+}
+
+// Concatenates every argument into a new string.
+template <class... Args>
+[[nodiscard]] std::string str_cat(const Args&... args) {
+  std::string out;
+  str_append(out, args...);
+  return out;
+}
+
+// Splits on every `sep`; "a,,b" gives {"a", "", "b"} and "" gives {""}.
+[[nodiscard]] inline std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t pos = text.find(sep, start);
+    if (pos == std::string_view::npos) {
+      parts.push_back(text.substr(start));
+      return parts;
+    }
+    parts.push_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+// Joins `parts` with `sep` between them.
+template <class Range>
+[[nodiscard]] std::string join(const Range& parts, std::string_view sep) {
+  std::string out;
+  bool first = true;
+  for (const auto& p : parts) {
+    if (!first) out.append(sep);
+    detail::append_one(out, p);
+    first = false;
+  }
+  return out;
+}
+
+[[nodiscard]] inline std::string to_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+[[nodiscard]] constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace railyard

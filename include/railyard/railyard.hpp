@@ -1,0 +1,12 @@
+// railyard/railyard.hpp — everything railyard offers, in one include.
+//
+//   #include <railyard/railyard.hpp>
+//   auto cluster = railyard::topology::make_cluster("h100-1024-2to1");
+//   if (!cluster.ok()) { std::cerr << cluster.status().message() << "\n"; return 2; }
+//   auto inv = railyard::topology::inventory(cluster->descriptor);
+//   std::cout << inv.tier(railyard::topology::SwitchTier::kSpine).switches << " spines\n";
+#pragma once
+
+#include "railyard/core/core.hpp"
+#include "railyard/io/io.hpp"
+#include "railyard/topology/topology.hpp"

@@ -1,0 +1,136 @@
+// railyard/topology/cluster_spec.hpp — the cluster spec: what a user writes to
+// describe a cluster, parsed and checked.
+//
+// A spec string is `KIND:key=value,...` or a preset name (see DESIGN.md for the
+// keys). ClusterSpec holds its values with defaults filled in; parse_cluster()
+// (parse_cluster.hpp) produces one and check_shape() (shape.hpp) validates it.
+//
+//   railyard::topology::ClusterSpec spec;            // the defaults of DESIGN.md
+//   spec.hosts = 256;
+//   spec.oversub = {2, 1};
+//   std::string text = railyard::topology::to_spec_string(spec);
+//   // "rail_fat_tree:hosts=256,...,oversub=2:1,..." -- parse_cluster(text) == spec
+//
+// ClusterSpec is a literal type, so a cluster can also be written in constexpr
+// code (see descriptor.hpp for compile-time descriptors).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "railyard/core/parse.hpp"
+#include "railyard/core/strings.hpp"
+
+namespace railyard::topology {
+
+// How hosts attach to leaves and what lies above them.
+enum class Kind : uint8_t {
+  kRailFatTree,  // NIC i of every host in an SU -> leaf i of that SU; leaves -> spines
+  kTorFatTree,   // all NICs of a host -> one top-of-rack leaf; leaves -> spines
+  kRailOnly,     // like a rail fat tree, but the upper tiers are separate per rail:
+                 // no network path joins two rails (NVLink forwards across rails)
+};
+
+// Where switches sit, which decides cable media (see inventory.hpp).
+enum class SwitchLayout : uint8_t {
+  kReference,  // leaves and spines in network racks of their own: optics above hosts
+  kVms,        // virtual modular switch: spine racks between leaf racks, leaf-spine copper
+};
+
+inline constexpr std::array<std::string_view, 3> kKindNames = {"rail_fat_tree", "tor_fat_tree",
+                                                               "rail_only"};
+inline constexpr std::array<std::string_view, 2> kSwitchLayoutNames = {"reference", "vms"};
+
+[[nodiscard]] constexpr std::string_view to_string(Kind kind) {
+  return kKindNames[static_cast<size_t>(kind)];
+}
+[[nodiscard]] constexpr std::string_view to_string(SwitchLayout layout) {
+  return kSwitchLayoutNames[static_cast<size_t>(layout)];
+}
+
+// Everything a cluster spec says, with defaults filled in. Field meanings are the
+// spec keys of DESIGN.md. A ClusterSpec returned by parse_cluster() is valid:
+// derive_shape() (shape.hpp) succeeds on it.
+struct ClusterSpec {
+  Kind kind = Kind::kRailFatTree;
+  int32_t hosts = 0;
+  int32_t gpus_per_host = 8;
+  int32_t nics_per_host = 8;       // rails, when equal to gpus_per_host
+  int32_t nic_gbps = 400;          // speed of one NIC port (every link of the fabric runs at it)
+  int32_t hosts_per_su = 32;       // hosts under one leaf group
+  int32_t switch_radix = 64;       // ports per switch
+  Ratio oversub{1, 1};             // leaf down:up
+  int32_t tiers = 2;               // 2 (leaf, spine) or 3 (leaf, spine, core)
+  int32_t sus_per_pod = 0;         // SUs per pod; 0 when tiers == 2
+  Ratio pod_oversub{1, 1};         // spine down:up when tiers == 3
+  int32_t scale_up = 8;            // GPUs per NVLink domain
+  int32_t nvlink_gbps = 3600;      // per-GPU NVLink bandwidth, one direction
+  int32_t planes = 1;              // ports per NIC, each in its own plane
+  SwitchLayout switch_layout = SwitchLayout::kReference;
+
+  friend constexpr bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
+
+  [[nodiscard]] constexpr int64_t gpus() const { return int64_t{hosts} * gpus_per_host; }
+  [[nodiscard]] constexpr int64_t nics() const { return int64_t{hosts} * nics_per_host; }
+  [[nodiscard]] constexpr int32_t sus() const { return hosts / hosts_per_su; }
+};
+
+// The keys parse_cluster() accepts, in canonical order.
+inline constexpr std::array<std::string_view, 14> kClusterKeys = {
+    "hosts",       "gpus_per_host", "nics_per_host", "nic_gbps",   "hosts_per_su",
+    "switch_radix", "oversub",      "tiers",         "sus_per_pod", "pod_oversub",
+    "scale_up",    "nvlink_gbps",   "planes",        "switch_layout"};
+
+// The canonical spec string: kind and every key in kClusterKeys order (keys at
+// their default for tiers=2, such as sus_per_pod, are left out).
+[[nodiscard]] inline std::string to_spec_string(const ClusterSpec& s) {
+  std::string out = str_cat(to_string(s.kind), ":hosts=", s.hosts,
+                                 ",gpus_per_host=", s.gpus_per_host,
+                                 ",nics_per_host=", s.nics_per_host, ",nic_gbps=", s.nic_gbps,
+                                 ",hosts_per_su=", s.hosts_per_su,
+                                 ",switch_radix=", s.switch_radix,
+                                 ",oversub=", s.oversub.down, ":", s.oversub.up,
+                                 ",tiers=", s.tiers);
+  if (s.tiers == 3)
+    str_append(out, ",sus_per_pod=", s.sus_per_pod, ",pod_oversub=", s.pod_oversub.down,
+                    ":", s.pod_oversub.up);
+  str_append(out, ",scale_up=", s.scale_up, ",nvlink_gbps=", s.nvlink_gbps,
+                  ",planes=", s.planes, ",switch_layout=", to_string(s.switch_layout));
+  return out;
+}
+
+// A named cluster. `spec` is a spec string in the ordinary grammar.
+struct Preset {
+  std::string_view name;
+  std::string_view spec;
+  std::string_view description;
+};
+
+// The embedded presets. Shapes follow FACTS.md §1.
+inline constexpr std::array<Preset, 8> kPresets = {{
+    {"h100-1024", "rail_fat_tree:hosts=128",
+     "128 HGX H100 hosts, 8x400G rails, 4 SUs of 32 hosts, 64-port switches, non-blocking"},
+    {"h100-1024-2to1", "rail_fat_tree:hosts=128,oversub=2:1",
+     "h100-1024 with 2:1 leaf oversubscription (the default cluster)"},
+    {"h100-1024-tor", "tor_fat_tree:hosts=128",
+     "128 HGX H100 hosts, all 8 NICs of a host on one top-of-rack leaf, non-blocking"},
+    {"h100-1024-railonly", "rail_only:hosts=128,hosts_per_su=128,switch_radix=128",
+     "128 HGX H100 hosts, one 128-port switch per rail, no spine (cross-rail over NVLink)"},
+    {"h100-1024-dualplane", "rail_fat_tree:hosts=128,nic_gbps=200,planes=2",
+     "128 HGX H100 hosts, each NIC 2x200G ports in two separate planes"},
+    {"gb200-nvl72-576",
+     "rail_fat_tree:hosts=144,gpus_per_host=4,nics_per_host=4,hosts_per_su=18,scale_up=72,"
+     "nvlink_gbps=7200",
+     "8 GB200 NVL72 racks (18 hosts x 4 GPUs each), 4x400G rails, one SU per rack"},
+    {"h100-16k-3tier", "rail_fat_tree:hosts=2048,tiers=3,sus_per_pod=4",
+     "16,384 H100 GPUs: 64 SUs of 32 hosts, pods of 4 SUs, non-blocking 3-tier"},
+    {"h100-128k-3tier",
+     "rail_fat_tree:hosts=16384,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=8",
+     "131,072 H100 GPUs on 128-port switches: 256 SUs of 64 hosts, pods of 8 SUs, 3-tier"},
+}};
+
+inline constexpr std::string_view kDefaultCluster = "h100-1024-2to1";
+
+}  // namespace railyard::topology

@@ -1,0 +1,409 @@
+// railyard/topology/descriptor.hpp — closed-form topology descriptors and the
+// Topology concept.
+//
+// A descriptor answers structural questions in O(1) without building a graph:
+// which leaf serves (host, rail, plane), which SU/pod/NVLink domain a host is in,
+// how many up/down paths join two NIC ports, and which uplinks each path takes.
+// Extents (GPUs and NICs per host, hosts per SU, planes) may be fixed at compile
+// time, as with std::extents, so a plugin built for one SKU divides by constants;
+// the same code serves specs read at run time.
+//
+//   // Run time: any spec.
+//   auto spec = railyard::topology::parse_cluster("h100-1024-2to1");
+//   auto desc = railyard::topology::make_descriptor(*spec);        // StatusOr
+//   railyard::SwitchIndex leaf = desc->leaf_of(railyard::HostId{40}, railyard::RailId{3});
+//
+//   // Compile time: an HGX H100 SKU, fully checked by the compiler.
+//   using Hgx = railyard::topology::Extents<8, 8, 32, 1>;
+//   constexpr auto h100 = railyard::topology::static_descriptor<Hgx>({.hosts = 128});
+//   static_assert(h100.shape().total_spines() == 16);
+//   static_assert(h100.path_count({railyard::HostId{0}, railyard::NicIndex{0}},
+//                                 {railyard::HostId{32}, railyard::NicIndex{0}}) == 32);
+//
+// Path model: a path between two NIC ports of one plane (and, for rail_only, one
+// rail) goes up from the source leaf only as far as the lowest tier where the two
+// sides meet, then down. Parallel cables between the same two switches are
+// distinct paths (ECMP sees distinct next hops). Ports of different planes or
+// (rail_only) different rails have no network path.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "absl/status/statusor.h"
+#include "railyard/core/ids.hpp"
+#include "railyard/core/units.hpp"
+#include "railyard/topology/cluster_spec.hpp"
+#include "railyard/topology/shape.hpp"
+#include "railyard/core/strings.hpp"
+
+namespace railyard::topology {
+
+// Marks an extent that is known only at run time.
+inline constexpr int32_t kDynamic = -1;
+
+// Which extents are fixed at compile time. A static extent must equal the spec's
+// value; make_descriptor() rejects a spec that disagrees.
+template <int32_t GpusPerHost = kDynamic, int32_t NicsPerHost = kDynamic,
+          int32_t HostsPerSu = kDynamic, int32_t Planes = kDynamic>
+struct Extents {
+  static constexpr int32_t kGpusPerHost = GpusPerHost;
+  static constexpr int32_t kNicsPerHost = NicsPerHost;
+  static constexpr int32_t kHostsPerSu = HostsPerSu;
+  static constexpr int32_t kPlanes = Planes;
+};
+using DynamicExtents = Extents<>;
+
+// Link classes of the fabric, bottom up.
+enum class LinkTier : uint8_t {
+  kPcie,       // GPU <-> NIC inside a host
+  kNvlink,     // GPU <-> NVLink switch of its domain
+  kHostLeaf,   // NIC port <-> leaf
+  kLeafSpine,  // leaf <-> spine
+  kSpineCore,  // spine <-> core
+};
+inline constexpr int kLinkTierCount = 5;
+inline constexpr std::string_view kLinkTierNames[kLinkTierCount] = {
+    "pcie", "nvlink", "host_leaf", "leaf_spine", "spine_core"};
+
+// Physical medium of a cable; kInternal is inside a host or an NVLink rack.
+enum class Medium : uint8_t { kInternal, kCopper, kOptical };
+inline constexpr std::string_view kMediumNames[3] = {"internal", "copper", "optical"};
+
+// Cable assumptions (ours, for a typical data hall; they set link latency at
+// kCableNsPerMetre and decide transceiver counts):
+// * Copper (DAC/ACC) reaches 3 m: inside a rack or to the adjacent rack.
+// * tor_fat_tree: the leaf sits at the top of its hosts' rack -> host-leaf copper.
+//   Rail designs: a rail leaf serves every host of an SU across many racks from a
+//   network rack -> host-leaf optical, 30 m.
+// * switch_layout=reference: leaf-spine optical, 50 m. switch_layout=vms: the
+//   spine rack sits between leaf racks -> leaf-spine copper.
+// * spine-core is always optical, 150 m (between rows).
+inline constexpr double kCopperLengthM = 3.0;
+inline constexpr double kHostLeafOpticalM = 30.0;
+inline constexpr double kLeafSpineOpticalM = 50.0;
+inline constexpr double kSpineCoreOpticalM = 150.0;
+
+// One up/down path between two NIC ports, by the uplink ports it uses. `top`
+// is the highest tier reached: 1 = the shared leaf, 2 = a spine, 3 = a core.
+// Uplink ordinals: leaf uplink j in [0, U), spine uplink k in [0, Us); the
+// source side climbs (src_leaf_uplink, src_spine_uplink) and the destination
+// side descends through (dst_leaf_uplink, dst_spine_uplink). Unused fields are -1.
+struct Route {
+  int8_t top = 1;
+  int32_t src_leaf_uplink = -1;
+  int32_t dst_leaf_uplink = -1;
+  int32_t src_spine_uplink = -1;
+  int32_t dst_spine_uplink = -1;
+  friend constexpr bool operator==(const Route&, const Route&) = default;
+};
+
+namespace detail {
+// Number of pairs of equal targets when two members of a round-robin wiring send
+// `per` links each over `mod` targets starting at offsets oa and ob:
+// sum_s count_a(s) * count_b(s), where count_x(s) = q + [(s - o_x) mod mod < r].
+[[nodiscard]] constexpr int64_t round_robin_pairs(int64_t oa, int64_t ob, int64_t per,
+                                                  int64_t mod) {
+  const int64_t q = per / mod;
+  const int64_t r = per % mod;
+  const int64_t d = ((ob - oa) % mod + mod) % mod;
+  int64_t overlap = 0;
+  if (r > d) overlap += r - d;
+  if (r > mod - d) overlap += r - (mod - d);
+  return mod * q * q + 2 * q * r + overlap;
+}
+[[nodiscard]] constexpr int64_t positive_mod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
+
+// Called only when a static descriptor's spec is invalid: not constexpr, so the
+// compiler reports the call site (the {fmt} trick).
+inline void static_cluster_spec_is_invalid() {}
+}  // namespace detail
+
+template <class E = DynamicExtents>
+class ClusterDescriptor {
+ public:
+  using extents_type = E;
+
+  // Precondition: derive_shape(spec).ok() and the static extents match. Use
+  // make_descriptor() or static_descriptor() instead of calling this directly.
+  constexpr ClusterDescriptor(const ClusterSpec& spec, const ClosShape& shape)
+      : spec_(spec), shape_(shape) {}
+
+  [[nodiscard]] constexpr const ClusterSpec& spec() const { return spec_; }
+  [[nodiscard]] constexpr const ClosShape& shape() const { return shape_; }
+  [[nodiscard]] constexpr Kind kind() const { return spec_.kind; }
+
+  [[nodiscard]] constexpr int32_t hosts() const { return spec_.hosts; }
+  [[nodiscard]] constexpr int32_t gpus_per_host() const {
+    if constexpr (E::kGpusPerHost != kDynamic) return E::kGpusPerHost;
+    else return spec_.gpus_per_host;
+  }
+  [[nodiscard]] constexpr int32_t nics_per_host() const {
+    if constexpr (E::kNicsPerHost != kDynamic) return E::kNicsPerHost;
+    else return spec_.nics_per_host;
+  }
+  [[nodiscard]] constexpr int32_t hosts_per_su() const {
+    if constexpr (E::kHostsPerSu != kDynamic) return E::kHostsPerSu;
+    else return spec_.hosts_per_su;
+  }
+  [[nodiscard]] constexpr int32_t planes() const {
+    if constexpr (E::kPlanes != kDynamic) return E::kPlanes;
+    else return spec_.planes;
+  }
+  [[nodiscard]] constexpr int32_t rails() const { return nics_per_host(); }
+  [[nodiscard]] constexpr int64_t gpus() const { return int64_t{hosts()} * gpus_per_host(); }
+  [[nodiscard]] constexpr int32_t sus() const { return shape_.sus; }
+  [[nodiscard]] constexpr int32_t pods() const { return shape_.pods; }
+  [[nodiscard]] constexpr int32_t tiers() const { return spec_.tiers; }
+
+  [[nodiscard]] constexpr SuId su_of(HostId h) const { return SuId{h.value() / hosts_per_su()}; }
+  [[nodiscard]] constexpr PodId pod_of(HostId h) const {
+    return PodId{su_of(h).value() / shape_.sus_per_pod};
+  }
+  // NVLink domain of a host (a host is its own domain unless scale_up spans hosts).
+  [[nodiscard]] constexpr int32_t domain_of(HostId h) const {
+    return h.value() / shape_.hosts_per_domain;
+  }
+  [[nodiscard]] constexpr int32_t hosts_per_domain() const { return shape_.hosts_per_domain; }
+
+  // The NIC a GPU uses (its PCIe peer) and the GPU a NIC serves. When one of
+  // gpus_per_host, nics_per_host is a multiple of the other, consecutive GPUs
+  // share a NIC or consecutive NICs share a GPU.
+  [[nodiscard]] constexpr NicIndex nic_of_gpu(GpuIndex g) const {
+    if (nics_per_host() >= gpus_per_host())
+      return NicIndex{g.value() * (nics_per_host() / gpus_per_host())};
+    return NicIndex{g.value() / (gpus_per_host() / nics_per_host())};
+  }
+  [[nodiscard]] constexpr GpuIndex gpu_of_nic(NicIndex n) const {
+    if (nics_per_host() >= gpus_per_host())
+      return GpuIndex{n.value() / (nics_per_host() / gpus_per_host())};
+    return GpuIndex{n.value() * (gpus_per_host() / nics_per_host())};
+  }
+
+  // Global leaf index of the leaf serving (host, rail) in `plane`. Leaves are
+  // numbered plane-major, then SU, then rail (or ToR index). O(1).
+  [[nodiscard]] constexpr SwitchIndex leaf_of(HostId h, RailId rail, PlaneId plane = PlaneId{0}) const {
+    const int32_t su = h.value() / hosts_per_su();
+    const int32_t in_su = spec_.kind == Kind::kTorFatTree
+                              ? (h.value() % hosts_per_su()) / shape_.hosts_per_leaf
+                              : rail.value();
+    return SwitchIndex{(plane.value() * shape_.sus + su) * shape_.leaves_per_su + in_su};
+  }
+  [[nodiscard]] constexpr SwitchIndex leaf_of(NicPort p) const {
+    return leaf_of(p.host, RailId{p.nic.value()}, p.plane);
+  }
+
+  // The partition (rail for rail_only, else 0) and pod of a leaf, and the leaf's
+  // index inside its (plane, partition, pod): the `l` of the wiring rule.
+  [[nodiscard]] constexpr int32_t partition_of_leaf(SwitchIndex leaf) const {
+    return spec_.kind == Kind::kRailOnly ? leaf.value() % shape_.leaves_per_su : 0;
+  }
+  [[nodiscard]] constexpr int32_t pod_of_leaf(SwitchIndex leaf) const {
+    return (leaf.value() / shape_.leaves_per_su) % shape_.sus / shape_.sus_per_pod;
+  }
+  [[nodiscard]] constexpr int32_t plane_of_leaf(SwitchIndex leaf) const {
+    return leaf.value() / shape_.leaves_per_su / shape_.sus;
+  }
+  [[nodiscard]] constexpr int32_t leaf_index_in_pod(SwitchIndex leaf) const {
+    const int32_t su_in_pod = (leaf.value() / shape_.leaves_per_su) % shape_.sus % shape_.sus_per_pod;
+    const int32_t in_su = leaf.value() % shape_.leaves_per_su;
+    if (spec_.kind == Kind::kRailOnly) return su_in_pod;
+    return su_in_pod * shape_.leaves_per_su + in_su;
+  }
+
+  // Global spine index of spine s of (plane, partition, pod), and of the spine that
+  // leaf uplink j reaches. Global core index of core g of group s in (plane, partition).
+  [[nodiscard]] constexpr SwitchIndex spine_index(int32_t plane, int32_t partition, int32_t pod,
+                                                  int32_t s) const {
+    return SwitchIndex{((plane * shape_.partitions + partition) * shape_.pods + pod) *
+                           shape_.spines_per_pod + s};
+  }
+  [[nodiscard]] constexpr int32_t spine_of_uplink(SwitchIndex leaf, int32_t j) const {
+    return static_cast<int32_t>((int64_t{leaf_index_in_pod(leaf)} * shape_.leaf_up_ports + j) %
+                                shape_.spines_per_pod);
+  }
+  [[nodiscard]] constexpr SwitchIndex spine_above(SwitchIndex leaf, int32_t j) const {
+    return spine_index(plane_of_leaf(leaf), partition_of_leaf(leaf), pod_of_leaf(leaf),
+                       spine_of_uplink(leaf, j));
+  }
+  [[nodiscard]] constexpr SwitchIndex core_index(int32_t plane, int32_t partition, int32_t s,
+                                                 int32_t g) const {
+    return SwitchIndex{((plane * shape_.partitions + partition) * shape_.spines_per_pod + s) *
+                           shape_.cores_per_group + g};
+  }
+  // Core reached by uplink k of spine `spine` (a global spine index).
+  [[nodiscard]] constexpr SwitchIndex core_above(SwitchIndex spine, int32_t k) const {
+    const int32_t s = spine.value() % shape_.spines_per_pod;
+    const int32_t pod = spine.value() / shape_.spines_per_pod % shape_.pods;
+    const int32_t plane_partition = spine.value() / shape_.spines_per_pod / shape_.pods;
+    const auto g = static_cast<int32_t>((int64_t{pod} * shape_.spine_up_ports + k) %
+                                        shape_.cores_per_group);
+    return SwitchIndex{(plane_partition * shape_.spines_per_pod + s) * shape_.cores_per_group + g};
+  }
+
+  // Uplinks per switch of a tier (kHostLeaf: NIC ports per host).
+  [[nodiscard]] constexpr int32_t uplinks(LinkTier tier) const {
+    switch (tier) {
+      case LinkTier::kHostLeaf: return nics_per_host() * planes();
+      case LinkTier::kLeafSpine: return shape_.leaf_up_ports;
+      case LinkTier::kSpineCore: return shape_.spine_up_ports;
+      default: return 0;
+    }
+  }
+
+  // Capacity of one link of a tier, per direction. Every network link runs at
+  // nic_gbps. The Fabric joins a GPU to each port of its NIC with one kPcie link
+  // at the port's rate: PCIe is assumed never to be the bottleneck (on HGX each
+  // GPU/NIC pair has its own PCIe Gen5 switch).
+  [[nodiscard]] constexpr double capacity_gbps(LinkTier tier) const {
+    switch (tier) {
+      case LinkTier::kNvlink: return spec_.nvlink_gbps;
+      default: return spec_.nic_gbps;
+    }
+  }
+  [[nodiscard]] constexpr Medium medium(LinkTier tier) const {
+    switch (tier) {
+      case LinkTier::kHostLeaf:
+        return spec_.kind == Kind::kTorFatTree ? Medium::kCopper : Medium::kOptical;
+      case LinkTier::kLeafSpine:
+        return spec_.switch_layout == SwitchLayout::kVms ? Medium::kCopper : Medium::kOptical;
+      case LinkTier::kSpineCore: return Medium::kOptical;
+      default: return Medium::kInternal;
+    }
+  }
+  [[nodiscard]] constexpr double cable_length_m(LinkTier tier) const {
+    if (medium(tier) == Medium::kInternal) return 0.0;
+    if (medium(tier) == Medium::kCopper) return kCopperLengthM;
+    if (tier == LinkTier::kHostLeaf) return kHostLeafOpticalM;
+    if (tier == LinkTier::kLeafSpine) return kLeafSpineOpticalM;
+    return kSpineCoreOpticalM;
+  }
+  // Propagation latency of one link of a tier (switch forwarding time is not a
+  // link property and is left to the cost models).
+  [[nodiscard]] constexpr double latency_ns(LinkTier tier) const {
+    return cable_length_m(tier) * kCableNsPerMetre;
+  }
+
+  // Number of distinct up/down paths between two NIC ports (0 for the same port,
+  // different planes, or rail_only ports on different rails). O(1), no allocation.
+  [[nodiscard]] constexpr int64_t path_count(NicPort a, NicPort b) const {
+    if (a == b || a.plane != b.plane) return 0;
+    const SwitchIndex la = leaf_of(a);
+    const SwitchIndex lb = leaf_of(b);
+    if (la == lb) return 1;
+    if (partition_of_leaf(la) != partition_of_leaf(lb)) return 0;
+    const int64_t up = shape_.leaf_up_ports;
+    const int64_t spines = shape_.spines_per_pod;
+    const int64_t leaf_pairs = detail::round_robin_pairs(leaf_index_in_pod(la) * up,
+                                                         leaf_index_in_pod(lb) * up, up, spines);
+    const int32_t pa = pod_of_leaf(la);
+    const int32_t pb = pod_of_leaf(lb);
+    if (pa == pb) return leaf_pairs;
+    const int64_t sup = shape_.spine_up_ports;
+    return leaf_pairs * detail::round_robin_pairs(pa * sup, pb * sup, sup, shape_.cores_per_group);
+  }
+
+  // Calls f(const Route&) for every up/down path from a to b, in a fixed order
+  // (by source uplink, then destination uplink). Same preconditions as path_count.
+  template <class F>
+  constexpr void for_each_route(NicPort a, NicPort b, F&& f) const {
+    if (a == b || a.plane != b.plane) return;
+    const SwitchIndex la = leaf_of(a);
+    const SwitchIndex lb = leaf_of(b);
+    if (la == lb) {
+      f(Route{});
+      return;
+    }
+    if (partition_of_leaf(la) != partition_of_leaf(lb)) return;
+    const int32_t up = shape_.leaf_up_ports;
+    const int32_t spines = shape_.spines_per_pod;
+    const int64_t ob = int64_t{leaf_index_in_pod(lb)} * up;
+    const int32_t pa = pod_of_leaf(la);
+    const int32_t pb = pod_of_leaf(lb);
+    for (int32_t j = 0; j < up; ++j) {
+      const int32_t s = spine_of_uplink(la, j);
+      for (auto jb = static_cast<int32_t>(detail::positive_mod(s - ob, spines)); jb < up;
+           jb += spines) {
+        if (pa == pb) {
+          f(Route{2, j, jb, -1, -1});
+          continue;
+        }
+        const int32_t sup = shape_.spine_up_ports;
+        const int32_t groups = shape_.cores_per_group;
+        const int64_t ocb = int64_t{pb} * sup;
+        for (int32_t k = 0; k < sup; ++k) {
+          const auto g = static_cast<int32_t>((int64_t{pa} * sup + k) % groups);
+          for (auto kb = static_cast<int32_t>(detail::positive_mod(g - ocb, groups)); kb < sup;
+               kb += groups)
+            f(Route{3, j, jb, k, kb});
+        }
+      }
+    }
+  }
+
+ private:
+  ClusterSpec spec_;
+  ClosShape shape_;
+};
+
+// What algorithms need from a topology description (see DESIGN.md).
+template <class T>
+concept Topology = requires(const T& t, HostId h, RailId r, PlaneId p, NicPort a, LinkTier tier) {
+  { t.hosts() } -> std::convertible_to<int32_t>;
+  { t.gpus_per_host() } -> std::convertible_to<int32_t>;
+  { t.rails() } -> std::convertible_to<int32_t>;
+  { t.planes() } -> std::convertible_to<int32_t>;
+  { t.su_of(h) } -> std::same_as<SuId>;
+  { t.pod_of(h) } -> std::same_as<PodId>;
+  { t.domain_of(h) } -> std::convertible_to<int32_t>;
+  { t.leaf_of(h, r, p) } -> std::same_as<SwitchIndex>;
+  { t.uplinks(tier) } -> std::convertible_to<int32_t>;
+  { t.capacity_gbps(tier) } -> std::convertible_to<double>;
+  { t.latency_ns(tier) } -> std::convertible_to<double>;
+  { t.path_count(a, a) } -> std::convertible_to<int64_t>;
+  t.for_each_route(a, a, [](const Route&) {});
+};
+
+static_assert(Topology<ClusterDescriptor<>>);
+
+// Checks `spec` (shape and static extents) and builds a descriptor.
+template <class E = DynamicExtents>
+[[nodiscard]] absl::StatusOr<ClusterDescriptor<E>> make_descriptor(const ClusterSpec& spec) {
+  const ShapeResult r = derive_shape(spec);
+  if (!r.ok()) return absl::InvalidArgumentError(describe_problem(spec, r));
+  auto mismatch = [](std::string_view key, int32_t value, int32_t fixed) {
+    return absl::InvalidArgumentError(str_cat(key, "=", value,
+                                                   ": does not match the compile-time extent ",
+                                                   fixed, " of this descriptor type"));
+  };
+  if (E::kGpusPerHost != kDynamic && spec.gpus_per_host != E::kGpusPerHost)
+    return mismatch("gpus_per_host", spec.gpus_per_host, E::kGpusPerHost);
+  if (E::kNicsPerHost != kDynamic && spec.nics_per_host != E::kNicsPerHost)
+    return mismatch("nics_per_host", spec.nics_per_host, E::kNicsPerHost);
+  if (E::kHostsPerSu != kDynamic && spec.hosts_per_su != E::kHostsPerSu)
+    return mismatch("hosts_per_su", spec.hosts_per_su, E::kHostsPerSu);
+  if (E::kPlanes != kDynamic && spec.planes != E::kPlanes)
+    return mismatch("planes", spec.planes, E::kPlanes);
+  return ClusterDescriptor<E>(spec, r.shape);
+}
+
+// Compile-time construction: an invalid spec (or one that contradicts the static
+// extents) is a compile error pointing at detail::static_cluster_spec_is_invalid.
+// Fields left out of `spec` keep their ClusterSpec defaults, except that static
+// extents fill gpus_per_host, nics_per_host, hosts_per_su and planes.
+template <class E>
+[[nodiscard]] constexpr ClusterDescriptor<E> static_descriptor(ClusterSpec spec) {
+  if constexpr (E::kGpusPerHost != kDynamic) {
+    if (spec.scale_up == spec.gpus_per_host) spec.scale_up = E::kGpusPerHost;
+    spec.gpus_per_host = E::kGpusPerHost;
+  }
+  if constexpr (E::kNicsPerHost != kDynamic) spec.nics_per_host = E::kNicsPerHost;
+  if constexpr (E::kHostsPerSu != kDynamic) spec.hosts_per_su = E::kHostsPerSu;
+  if constexpr (E::kPlanes != kDynamic) spec.planes = E::kPlanes;
+  const ShapeResult r = derive_shape(spec);
+  if (!r.ok() || spec.hosts <= 0) detail::static_cluster_spec_is_invalid();
+  return ClusterDescriptor<E>(spec, r.shape);
+}
+
+}  // namespace railyard::topology

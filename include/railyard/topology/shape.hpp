@@ -1,0 +1,262 @@
+// railyard/topology/shape.hpp — how many switches of each tier a cluster spec
+// needs and how they are wired, derived from radix, host count and
+// oversubscription (never looked up in a table).
+//
+//   constexpr railyard::topology::ClusterSpec spec{.hosts = 128};
+//   constexpr auto result = railyard::topology::derive_shape(spec);
+//   static_assert(result.ok() && result.shape.total_spines() == 16);
+//
+// The construction (state it once, everything else follows from it):
+//
+// * The fabric is `planes` independent copies (one per NIC port). Inside a plane,
+//   a rail_only fabric is split again into one partition per rail; the other kinds
+//   have one partition. Partitions share no switch.
+// * Leaves. rail_fat_tree / rail_only: one leaf per (SU, rail) with one down-port
+//   per host of the SU. tor_fat_tree: a leaf takes all NICs of `hosts_per_leaf`
+//   hosts, the largest divisor of hosts_per_su whose ports fit the leaf's down
+//   share. A leaf may use at most floor(radix * d / (d + u)) ports downward for
+//   oversub d:u, and gets ceil(down * u / d) uplinks.
+// * Spines. Tiers=2: one pod holds every leaf of a partition. Tiers=3: a pod holds
+//   sus_per_pod SUs. A pod's spines are S = ceil(pod_leaf_uplinks / spine_down_max)
+//   where spine_down_max is the radix (tiers=2, the top tier) or
+//   floor(radix * pd / (pd + pu)) for pod_oversub pd:pu. Leaf l of a pod (l counted
+//   inside the pod) sends its uplink j to spine (l*U + j) mod S: spine port loads
+//   differ by at most one and every leaf reaches every spine, which needs U >= S.
+// * Cores (tiers=3 with more than one pod). Spine s of every pod connects only to
+//   core group s, of G = ceil(pods * Us / radix) cores; spine s of pod p sends
+//   uplink j to core (p*Us + j) mod G of its group. Needs Us >= G.
+// * A partition with a single leaf (and single pod) needs no spine: U = 0, and
+//   that leaf may give all its ports to hosts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "railyard/core/status.hpp"
+#include "railyard/topology/cluster_spec.hpp"
+#include "railyard/core/strings.hpp"
+
+namespace railyard::topology {
+
+// The derived shape of one cluster. Counts marked "per partition" hold for each
+// (plane, partition) pair alike.
+struct ClosShape {
+  int32_t partitions = 1;        // per plane: rails for rail_only, else 1
+  int32_t sus = 0;               // scalable units (leaf groups)
+  int32_t pods = 1;              // spine groups (1 when tiers == 2)
+  int32_t sus_per_pod = 0;       // SUs in one pod
+  int32_t hosts_per_domain = 1;  // hosts in one NVLink domain
+  int32_t leaves_per_su = 0;     // per plane, all partitions together
+  int32_t hosts_per_leaf = 0;    // hosts attached to one leaf
+  int32_t leaf_down_ports = 0;   // host-facing ports used on each leaf
+  int32_t leaf_up_ports = 0;     // U: uplinks per leaf (0 if the partition has one leaf)
+  int32_t leaves_per_pod = 0;    // per partition: leaves of one pod
+  int32_t spines_per_pod = 0;    // S, per partition
+  int32_t spine_down_ports = 0;  // most down-ports used on one spine: ceil(Lp*U/S)
+  int32_t spine_up_ports = 0;    // Us: uplinks per spine (0 unless tiers == 3 and pods > 1)
+  int32_t cores_per_group = 0;   // G: cores serving spine index s of every pod
+  int32_t planes = 1;
+
+  // Totals over the whole cluster.
+  [[nodiscard]] constexpr int64_t total_leaves() const {
+    return int64_t{planes} * sus * leaves_per_su;
+  }
+  [[nodiscard]] constexpr int64_t total_spines() const {
+    return int64_t{planes} * partitions * pods * spines_per_pod;
+  }
+  [[nodiscard]] constexpr int64_t total_cores() const {
+    return int64_t{planes} * partitions * spines_per_pod * cores_per_group;
+  }
+  [[nodiscard]] constexpr int64_t leaf_spine_links() const {
+    return total_leaves() * leaf_up_ports;
+  }
+  [[nodiscard]] constexpr int64_t spine_core_links() const {
+    return total_spines() * spine_up_ports;
+  }
+  // Leaves of one partition of one plane.
+  [[nodiscard]] constexpr int32_t leaves_per_partition() const {
+    return sus * leaves_per_su / partitions;
+  }
+};
+
+// Why a spec has no valid shape. Each names the key a user must change.
+enum class ShapeProblem : uint8_t {
+  kNone,
+  kHostsNotMultipleOfSu,      // hosts % hosts_per_su != 0
+  kNicsGpusMismatch,          // neither of nics_per_host, gpus_per_host divides the other
+  kScaleUpNotMultipleOfHost,  // scale_up % gpus_per_host != 0
+  kHostsNotMultipleOfDomain,  // hosts % (scale_up / gpus_per_host) != 0
+  kDomainStraddlesSu,         // an NVLink domain would span two SUs partly
+  kSusPerPodMissing,          // tiers=3 without sus_per_pod
+  kSusPerPodWithTwoTiers,     // sus_per_pod given with tiers=2
+  kPodOversubWithTwoTiers,    // pod_oversub given with tiers=2
+  kSusNotMultipleOfPod,       // SUs % sus_per_pod != 0
+  kSuExceedsLeafPorts,        // rail leaf: hosts_per_su > leaf down ports
+  kHostExceedsLeafPorts,      // ToR leaf: one host's NICs exceed the leaf down ports
+  kLeafCannotReachSpines,     // U < S: radix too small for the pod; use tiers=3 / smaller pods
+  kSpineRadixExceeded,        // spine down + up > radix
+  kSpineCannotReachCores,     // Us < G: too many pods for the radix
+};
+
+struct ShapeResult {
+  ClosShape shape;
+  ShapeProblem problem = ShapeProblem::kNone;
+  [[nodiscard]] constexpr bool ok() const { return problem == ShapeProblem::kNone; }
+};
+
+namespace detail {
+[[nodiscard]] constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+}  // namespace detail
+
+// Derives the shape of `s`, or the first problem that prevents one. Field values
+// are assumed in the ranges parse_cluster() enforces. O(hosts_per_su) at worst.
+[[nodiscard]] constexpr ShapeResult derive_shape(const ClusterSpec& s) {
+  using detail::ceil_div;
+  ShapeResult r;
+  ClosShape& c = r.shape;
+  auto fail = [&r](ShapeProblem p) {
+    r.problem = p;
+    return r;
+  };
+  c.planes = s.planes;
+  if (s.hosts % s.hosts_per_su != 0) return fail(ShapeProblem::kHostsNotMultipleOfSu);
+  if (s.nics_per_host % s.gpus_per_host != 0 && s.gpus_per_host % s.nics_per_host != 0)
+    return fail(ShapeProblem::kNicsGpusMismatch);
+  if (s.scale_up % s.gpus_per_host != 0) return fail(ShapeProblem::kScaleUpNotMultipleOfHost);
+  c.hosts_per_domain = s.scale_up / s.gpus_per_host;
+  if (s.hosts % c.hosts_per_domain != 0) return fail(ShapeProblem::kHostsNotMultipleOfDomain);
+  if (s.hosts_per_su % c.hosts_per_domain != 0 && c.hosts_per_domain % s.hosts_per_su != 0)
+    return fail(ShapeProblem::kDomainStraddlesSu);
+
+  c.sus = s.hosts / s.hosts_per_su;
+  if (s.tiers == 2) {
+    if (s.sus_per_pod != 0) return fail(ShapeProblem::kSusPerPodWithTwoTiers);
+    if (!(s.pod_oversub == Ratio{1, 1})) return fail(ShapeProblem::kPodOversubWithTwoTiers);
+    c.sus_per_pod = c.sus;
+    c.pods = 1;
+  } else {
+    if (s.sus_per_pod == 0) return fail(ShapeProblem::kSusPerPodMissing);
+    if (c.sus % s.sus_per_pod != 0) return fail(ShapeProblem::kSusNotMultipleOfPod);
+    c.sus_per_pod = s.sus_per_pod;
+    c.pods = c.sus / s.sus_per_pod;
+  }
+
+  const int64_t radix = s.switch_radix;
+  // A partition served by a single leaf needs no uplinks, so that leaf may use
+  // every port for hosts (a rail-only cluster of one SU: one switch per rail).
+  const bool one_leaf_per_partition =
+      c.sus == 1 && (s.kind == Kind::kRailOnly || s.nics_per_host == 1 ||
+                     (s.kind == Kind::kTorFatTree &&
+                      int64_t{s.hosts_per_su} * s.nics_per_host <= radix));
+  const int64_t leaf_down_max =
+      one_leaf_per_partition ? radix : radix * s.oversub.down / (s.oversub.down + s.oversub.up);
+  if (s.kind == Kind::kTorFatTree) {
+    if (s.nics_per_host > leaf_down_max) return fail(ShapeProblem::kHostExceedsLeafPorts);
+    const int64_t fit = leaf_down_max / s.nics_per_host;
+    int32_t per_leaf = 1;
+    for (int32_t d = 1; d <= s.hosts_per_su && d <= fit; ++d)
+      if (s.hosts_per_su % d == 0) per_leaf = d;
+    c.hosts_per_leaf = per_leaf;
+    c.leaves_per_su = s.hosts_per_su / per_leaf;
+    c.leaf_down_ports = per_leaf * s.nics_per_host;
+    c.partitions = 1;
+  } else {
+    if (s.hosts_per_su > leaf_down_max) return fail(ShapeProblem::kSuExceedsLeafPorts);
+    c.hosts_per_leaf = s.hosts_per_su;
+    c.leaves_per_su = s.nics_per_host;
+    c.leaf_down_ports = s.hosts_per_su;
+    c.partitions = s.kind == Kind::kRailOnly ? s.nics_per_host : 1;
+  }
+  c.leaves_per_pod = c.sus_per_pod * c.leaves_per_su / c.partitions;
+
+  const bool single_leaf = c.leaves_per_pod == 1 && c.pods == 1;
+  if (single_leaf) return r;
+  c.leaf_up_ports = static_cast<int32_t>(ceil_div(int64_t{c.leaf_down_ports} * s.oversub.up,
+                                                  s.oversub.down));
+  const int64_t spine_down_max =
+      s.tiers == 2 ? radix
+                   : radix * s.pod_oversub.down / (s.pod_oversub.down + s.pod_oversub.up);
+  const int64_t pod_uplinks = int64_t{c.leaves_per_pod} * c.leaf_up_ports;
+  c.spines_per_pod = static_cast<int32_t>(ceil_div(pod_uplinks, spine_down_max));
+  if (c.leaf_up_ports < c.spines_per_pod) return fail(ShapeProblem::kLeafCannotReachSpines);
+  c.spine_down_ports = static_cast<int32_t>(ceil_div(pod_uplinks, c.spines_per_pod));
+  if (c.pods > 1) {
+    c.spine_up_ports = static_cast<int32_t>(ceil_div(
+        int64_t{c.spine_down_ports} * s.pod_oversub.up, s.pod_oversub.down));
+    if (c.spine_down_ports + c.spine_up_ports > radix)
+      return fail(ShapeProblem::kSpineRadixExceeded);
+    c.cores_per_group =
+        static_cast<int32_t>(ceil_div(int64_t{c.pods} * c.spine_up_ports, radix));
+    if (c.spine_up_ports < c.cores_per_group) return fail(ShapeProblem::kSpineCannotReachCores);
+  }
+  return r;
+}
+
+// The message for a failed derive_shape(): names the key and value to change and
+// the numbers that conflict.
+[[nodiscard]] inline std::string describe_problem(const ClusterSpec& s, const ShapeResult& r) {
+  const ClosShape& c = r.shape;
+  auto ratio = [](Ratio q) { return str_cat(q.down, ":", q.up); };
+  switch (r.problem) {
+    case ShapeProblem::kNone:
+      return "ok";
+    case ShapeProblem::kHostsNotMultipleOfSu:
+      return str_cat("hosts=", s.hosts, ": not a multiple of hosts_per_su=", s.hosts_per_su);
+    case ShapeProblem::kNicsGpusMismatch:
+      return str_cat("nics_per_host=", s.nics_per_host,
+                          ": must divide or be a multiple of gpus_per_host=", s.gpus_per_host);
+    case ShapeProblem::kScaleUpNotMultipleOfHost:
+      return str_cat("scale_up=", s.scale_up, ": not a multiple of gpus_per_host=",
+                          s.gpus_per_host);
+    case ShapeProblem::kHostsNotMultipleOfDomain:
+      return str_cat("hosts=", s.hosts, ": not a multiple of the ", c.hosts_per_domain,
+                          " hosts of one NVLink domain (scale_up=", s.scale_up, ")");
+    case ShapeProblem::kDomainStraddlesSu:
+      return str_cat("scale_up=", s.scale_up, ": an NVLink domain of ", c.hosts_per_domain,
+                          " hosts would straddle SUs of hosts_per_su=", s.hosts_per_su);
+    case ShapeProblem::kSusPerPodMissing:
+      return str_cat("sus_per_pod: required key is missing (tiers=3 needs sus_per_pod=N)");
+    case ShapeProblem::kSusPerPodWithTwoTiers:
+      return str_cat("sus_per_pod=", s.sus_per_pod, ": only applies to tiers=3");
+    case ShapeProblem::kPodOversubWithTwoTiers:
+      return str_cat("pod_oversub=", ratio(s.pod_oversub), ": only applies to tiers=3");
+    case ShapeProblem::kSusNotMultipleOfPod:
+      return str_cat("sus_per_pod=", s.sus_per_pod, ": the ", c.sus,
+                          " SUs are not a multiple of it");
+    case ShapeProblem::kSuExceedsLeafPorts:
+      return str_cat("hosts_per_su=", s.hosts_per_su, ": exceeds the ",
+                          c.sus == 1 && s.kind == Kind::kRailOnly
+                              ? int64_t{s.switch_radix}
+                              : int64_t{s.switch_radix} * s.oversub.down /
+                                    (s.oversub.down + s.oversub.up),
+                          " host ports of a leaf with switch_radix=", s.switch_radix,
+                          " and oversub=", ratio(s.oversub));
+    case ShapeProblem::kHostExceedsLeafPorts:
+      return str_cat("switch_radix=", s.switch_radix, ": a leaf cannot take the ",
+                          s.nics_per_host, " NICs of one host at oversub=", ratio(s.oversub));
+    case ShapeProblem::kLeafCannotReachSpines:
+      return str_cat("switch_radix=", s.switch_radix, ": too small for this shape: a pod of ",
+                          c.leaves_per_pod, " leaves needs ", c.spines_per_pod,
+                          " spines but a leaf has only ", c.leaf_up_ports,
+                          " uplinks (use tiers=3, fewer sus_per_pod, or a larger radix)");
+    case ShapeProblem::kSpineRadixExceeded:
+      return str_cat("switch_radix=", s.switch_radix, ": a spine needs ", c.spine_down_ports,
+                          " down and ", c.spine_up_ports, " up ports");
+    case ShapeProblem::kSpineCannotReachCores:
+      return str_cat("switch_radix=", s.switch_radix, ": too small for this shape: ", c.pods,
+                          " pods need ", c.cores_per_group,
+                          " cores per spine group but a spine has only ", c.spine_up_ports,
+                          " uplinks (use more sus_per_pod or a larger radix)");
+  }
+  return "unknown shape problem";
+}
+
+// absl::Status form of derive_shape(): OK or InvalidArgument with describe_problem().
+[[nodiscard]] inline absl::Status check_shape(const ClusterSpec& s) {
+  const ShapeResult r = derive_shape(s);
+  if (r.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(describe_problem(s, r));
+}
+
+}  // namespace railyard::topology
