@@ -1,13 +1,468 @@
-// PLACEHOLDER written by the build-system engineer so the build configures;
-// the CLI author overwrites this file.
+// railyard — the command-line tool.
+//
+//   railyard describe                                  # the default cluster, as text
+//   railyard describe --cluster=h100-1024 --json       # one JSON object on stdout
+//   railyard describe --cluster=rail_fat_tree:hosts=256,oversub=2:1
+//   railyard presets                                   # the embedded cluster presets
+//   railyard help [subcommand]                         # also --help / -h anywhere
+//
+// Contract (DESIGN.md, "Command-line contract"): the first positional argument
+// names the subcommand; a report goes to stdout; any usage or input error prints
+// one line `railyard: <message>` on stderr and exits with status 2.
+//
+// Flags are declared with ABSL_FLAG, but argv is parsed here rather than by
+// absl::ParseCommandLine: that one exits with status 1 on an unknown flag and
+// would accept Abseil's own flags too. Each argument is matched against our own
+// flag names (kFlagNames) and set through absl::CommandLineFlag::ParseFrom().
+//
+// Adding a subcommand: write `absl::StatusOr<std::string> run_NAME(const Invocation&)`
+// (return the whole stdout text, or InvalidArgument for an input error), declare
+// any new flag with ABSL_FLAG and add its name to kFlagNames, then add a row to
+// kSubcommands naming the flags it accepts.
+
+#include <algorithm>
+#include <array>
 #include <cstdio>
-#include <cstring>
+#include <exception>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <railyard/railyard.hpp>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace {
+
+constexpr std::string_view kProgram = "railyard";
+constexpr std::string_view kVersion = "0.1.0";
+
+// ---------------------------------------------------------------------------
+// Flags. Help texts are literals (ABSL_FLAG stores them as absl::string_view);
+// every one carries an example.
+// ---------------------------------------------------------------------------
+
+constexpr char kClusterHelp[] =
+    "the cluster, as a preset name or a spec KIND:key=value,... with KIND one of "
+    "rail_fat_tree, tor_fat_tree, rail_only and keys hosts (required), gpus_per_host, "
+    "nics_per_host, nic_gbps, hosts_per_su, switch_radix, oversub, tiers, sus_per_pod, "
+    "pod_oversub, scale_up, nvlink_gbps, planes, switch_layout. "
+    "Example: --cluster=rail_fat_tree:hosts=256,oversub=2:1 (256 hosts, 2:1 leaf "
+    "oversubscription). "
+    "Presets: h100-1024, h100-1024-2to1, h100-1024-tor, h100-1024-railonly, "
+    "h100-1024-dualplane, gb200-nvl72-576, h100-16k-3tier, h100-128k-3tier "
+    "(see 'railyard presets'). Example: --cluster=h100-16k-3tier";
+
+// The help text above names every preset; keep it so when presets are added.
+consteval bool cluster_help_names_every_preset() {
+  const std::string_view help(kClusterHelp);
+  for (const railyard::topology::Preset& preset : railyard::topology::kPresets)
+    if (help.find(preset.name) == std::string_view::npos) return false;
+  return true;
+}
+static_assert(cluster_help_names_every_preset(),
+              "kClusterHelp must name every preset of railyard::topology::kPresets");
+
+}  // namespace
+
+ABSL_FLAG(std::string, cluster, std::string(railyard::topology::kDefaultCluster), kClusterHelp);
+ABSL_FLAG(bool, json, false,
+          "print one JSON object on stdout instead of the text report. "
+          "Example: railyard describe --json (or --json=true; --nojson turns it off)");
+
+namespace {
+
+// The flags railyard accepts, with the placeholder for their value in help
+// (empty for booleans). Any other name, Abseil's own flags included, is an
+// unknown flag.
+struct FlagName {
+  std::string_view name;
+  std::string_view metavar;
+};
+constexpr std::array<FlagName, 2> kFlagNames = {{{"cluster", "SPEC"}, {"json", ""}}};
+
+struct Subcommand;
+
+// What a subcommand gets: itself (for messages) and the positional arguments
+// after its name. Flag values are read with absl::GetFlag.
+struct Invocation {
+  const Subcommand* command = nullptr;
+  std::vector<std::string> args;
+};
+
+// A subcommand's result: the complete stdout text, or an error status.
+// InvalidArgument means a usage or input error (exit 2); anything else is an
+// internal error (exit 1).
+using Outcome = absl::StatusOr<std::string>;
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view synopsis;  // arguments after the name, for the usage line
+  std::string_view summary;   // one line
+  std::span<const std::string_view> flags;
+  Outcome (*run)(const Invocation&);
+};
+
+Outcome run_describe(const Invocation& inv);
+Outcome run_presets(const Invocation& inv);
+Outcome run_help(const Invocation& inv);
+
+constexpr std::array<std::string_view, 2> kDescribeFlags = {"cluster", "json"};
+constexpr std::array<std::string_view, 1> kPresetsFlags = {"json"};
+constexpr std::array<std::string_view, 0> kNoFlags = {};
+
+constexpr std::array<Subcommand, 3> kSubcommands = {{
+    {"describe", "[--cluster SPEC] [--json]",
+     "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
+     &run_describe},
+    {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
+     kPresetsFlags, &run_presets},
+    {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags,
+     &run_help},
+}};
+
+// Every flag a subcommand lists must be one of ours.
+consteval bool subcommand_flags_are_known() {
+  for (const Subcommand& sc : kSubcommands)
+    for (std::string_view name : sc.flags) {
+      bool known = false;
+      for (const FlagName& f : kFlagNames) known = known || f.name == name;
+      if (!known) return false;
+    }
+  return true;
+}
+static_assert(subcommand_flags_are_known(), "a subcommand lists a flag missing from kFlagNames");
+
+const Subcommand* find_subcommand(std::string_view name) {
+  for (const Subcommand& sc : kSubcommands)
+    if (sc.name == name) return &sc;
+  return nullptr;
+}
+
+const FlagName* find_our_flag(std::string_view name) {
+  for (const FlagName& f : kFlagNames)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+bool is_our_flag(std::string_view name) { return find_our_flag(name) != nullptr; }
+
+std::string_view view(absl::string_view s) { return {s.data(), s.size()}; }
+
+absl::Status usage_error(std::string message) {
+  return absl::InvalidArgumentError(std::move(message));
+}
+
+// ---------------------------------------------------------------------------
+// Help.
+// ---------------------------------------------------------------------------
+
+// Appends `text` word-wrapped to `width` columns, every line indented by `indent`.
+void append_wrapped(std::string& out, std::string_view text, size_t indent, size_t width) {
+  const std::string pad(indent, ' ');
+  size_t column = 0;
+  for (std::string_view word : railyard::split(text, ' ')) {
+    if (word.empty()) continue;
+    if (column > 0 && column + 1 + word.size() > width) {
+      out += '\n';
+      column = 0;
+    }
+    if (column == 0) {
+      out += pad;
+      column = indent;
+    } else {
+      out += ' ';
+      ++column;
+    }
+    out.append(word);
+    column += word.size();
+  }
+  if (column > 0) out += '\n';
+}
+
+void append_flag_help(std::string& out, std::string_view name) {
+  const FlagName* ours = find_our_flag(name);
+  const absl::CommandLineFlag* flag =
+      absl::FindCommandLineFlag(absl::string_view(name.data(), name.size()));
+  if (ours == nullptr || flag == nullptr) return;  // every name in kFlagNames is declared above
+  const bool is_bool = flag->IsOfType<bool>();
+  railyard::str_append(out, "  --", name, is_bool ? "" : "=", ours->metavar, "  (default: ",
+                       is_bool ? flag->DefaultValue()
+                               : railyard::str_cat("\"", flag->DefaultValue(), "\""),
+                       ")\n");
+  append_wrapped(out, flag->Help(), 6, 80);
+}
+
+std::string subcommand_usage_line(const Subcommand& sc) {
+  return railyard::str_cat(kProgram, " ", sc.name, " ", sc.synopsis);
+}
+
+std::string program_help() {
+  std::string out;
+  railyard::str_append(
+      out, kProgram, " ", kVersion,
+      " - plans how collective traffic of GPU jobs moves through a cluster fabric\n\n",
+      "usage: ", kProgram, " <subcommand> [flags]\n",
+      "       ", kProgram, " help [subcommand]\n",
+      "       ", kProgram, " --version\n\n",
+      "subcommands:\n");
+  for (const Subcommand& sc : kSubcommands) {
+    std::string name(sc.name);
+    name.resize(std::max<size_t>(name.size(), 10), ' ');
+    railyard::str_append(out, "  ", name, "  ", sc.summary, "\n");
+  }
+  railyard::str_append(out, "\nflags (--name=value or --name value; booleans also --name, --noname):\n");
+  for (const FlagName& f : kFlagNames) append_flag_help(out, f.name);
+  railyard::str_append(out, "  --help, -h\n      print this help and exit\n",
+                       "  --version\n      print the version and exit\n");
+  out += '\n';
+  append_wrapped(out,
+                 railyard::str_cat("The default cluster is the preset ",
+                                   railyard::topology::kDefaultCluster, "; '", kProgram,
+                                   " presets' lists every preset with its spec."),
+                 0, 80);
+  append_wrapped(out,
+                 "Exit status: 0 on success, 2 on a usage or input error (with one line "
+                 "'railyard: <message>' on stderr), 1 on an internal error.",
+                 0, 80);
+  return out;
+}
+
+std::string subcommand_help(const Subcommand& sc) {
+  std::string out;
+  railyard::str_append(out, "usage: ", subcommand_usage_line(sc), "\n\n", sc.summary, "\n");
+  if (!sc.flags.empty()) {
+    out += "\nflags:\n";
+    for (std::string_view name : sc.flags) append_flag_help(out, name);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Subcommands.
+// ---------------------------------------------------------------------------
+
+absl::Status no_positional_args(const Invocation& inv) {
+  if (inv.args.empty()) return absl::OkStatus();
+  const Subcommand& sc = *inv.command;
+  return usage_error(railyard::str_cat(sc.name, ": unexpected argument '", inv.args.front(),
+                                       "' (usage: ", subcommand_usage_line(sc), ")"));
+}
+
+Outcome run_describe(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  const std::string text = absl::GetFlag(FLAGS_cluster);
+  absl::StatusOr<railyard::topology::ClusterSpec> spec = railyard::topology::parse_cluster(text);
+  if (!spec.ok()) return usage_error(railyard::str_cat("--cluster: ", view(spec.status().message())));
+  auto desc = railyard::topology::make_descriptor(*spec);
+  if (!desc.ok()) return usage_error(railyard::str_cat("--cluster: ", view(desc.status().message())));
+  return absl::GetFlag(FLAGS_json) ? railyard::io::inventory_json(*desc, 2)
+                                   : railyard::io::inventory_text(*desc);
+}
+
+Outcome run_presets(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  using railyard::topology::kPresets;
+  if (absl::GetFlag(FLAGS_json)) {
+    railyard::io::JsonWriter w(2);
+    w.begin_object();
+    w.key("default").value(railyard::topology::kDefaultCluster);
+    w.key("presets").begin_array();
+    for (const railyard::topology::Preset& preset : kPresets) {
+      w.begin_object();
+      w.key("name").value(preset.name);
+      w.key("spec").value(preset.spec);
+      w.key("description").value(preset.description);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    std::string out = std::move(w).str();
+    out += '\n';
+    return out;
+  }
+  size_t width = 0;
+  for (const railyard::topology::Preset& preset : kPresets) width = std::max(width, preset.name.size());
+  std::string out;
+  for (const railyard::topology::Preset& preset : kPresets) {
+    std::string name(preset.name);
+    name.resize(width, ' ');
+    railyard::str_append(out, name, "  ", preset.description, "\n");
+    railyard::str_append(out, std::string(width, ' '), "  = ", preset.spec, "\n");
+  }
+  return out;
+}
+
+Outcome run_help(const Invocation& inv) {
+  if (inv.args.empty()) return program_help();
+  if (inv.args.size() > 1)
+    return usage_error(railyard::str_cat("help: unexpected argument '", inv.args[1],
+                                         "' (usage: railyard help [SUBCOMMAND])"));
+  const Subcommand* sc = find_subcommand(inv.args.front());
+  if (sc == nullptr)
+    return usage_error(railyard::str_cat("help: unknown subcommand '", inv.args.front(),
+                                         "' (try 'railyard --help')"));
+  return subcommand_help(*sc);
+}
+
+// ---------------------------------------------------------------------------
+// Command line.
+// ---------------------------------------------------------------------------
+
+// What argv asks for, once flags are set.
+struct CommandLine {
+  std::vector<std::string> positionals;
+  std::vector<std::string> flags_used;  // names, in order, for the per-subcommand check
+};
+
+// Sets `flag` from `value`; the error names the flag and the value.
+absl::Status set_flag(absl::CommandLineFlag& flag, std::string_view name, std::string_view value) {
+  std::string error;
+  if (flag.ParseFrom(absl::string_view(value.data(), value.size()), &error)) return absl::OkStatus();
+  if (flag.IsOfType<bool>())
+    return usage_error(railyard::str_cat("--", name, "=", value,
+                                         ": not a boolean (use true or false, or --", name,
+                                         " / --no", name, ")"));
+  return usage_error(railyard::str_cat("--", name, "=", value, ": ", error));
+}
+
+// Parses argv[1..] into positionals, setting every flag it names. Accepts
+// --name=value, --name value (non-boolean flags), --name and --noname (boolean
+// flags); "--" ends the flags.
+absl::StatusOr<CommandLine> parse_command_line(std::span<const std::string_view> args) {
+  CommandLine cl;
+  bool flags_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      cl.positionals.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    if (arg.substr(0, 2) != "--")
+      return usage_error(railyard::str_cat("unknown flag '", arg, "' (try 'railyard --help')"));
+    const std::string_view body = arg.substr(2);
+    const size_t eq = body.find('=');
+    const bool has_value = eq != std::string_view::npos;
+    std::string_view name = body.substr(0, eq);
+    const std::string_view value = has_value ? body.substr(eq + 1) : std::string_view();
+
+    bool negated = false;
+    if (!is_our_flag(name) && name.substr(0, 2) == "no" && is_our_flag(name.substr(2))) {
+      negated = true;
+      name = name.substr(2);
+    }
+    absl::CommandLineFlag* flag =
+        is_our_flag(name) ? absl::FindCommandLineFlag(absl::string_view(name.data(), name.size())) : nullptr;
+    if (flag == nullptr || (negated && !flag->IsOfType<bool>()))
+      return usage_error(railyard::str_cat("unknown flag '--", body.substr(0, eq),
+                                           "' (try 'railyard --help')"));
+
+    if (flag->IsOfType<bool>()) {
+      if (negated && has_value)
+        return usage_error(railyard::str_cat("--no", name, ": takes no value (got '", value,
+                                             "')"));
+      const std::string_view v = negated ? "false" : has_value ? value : "true";
+      if (absl::Status s = set_flag(*flag, name, v); !s.ok()) return s;
+    } else if (has_value) {
+      if (absl::Status s = set_flag(*flag, name, value); !s.ok()) return s;
+    } else {
+      if (i + 1 >= args.size())
+        return usage_error(railyard::str_cat("--", name, ": missing value"));
+      if (absl::Status s = set_flag(*flag, name, args[++i]); !s.ok()) return s;
+    }
+    cl.flags_used.emplace_back(name);
+  }
+  return cl;
+}
+
+// --help / -h / --version before any "--"; the first one wins.
+std::string_view find_info_request(std::span<const std::string_view> args) {
+  for (std::string_view arg : args) {
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-h" || arg == "--version") return arg;
+  }
+  return {};
+}
+
+// One line, whatever the message holds.
+std::string one_line(std::string_view message) {
+  std::string out(message);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  std::replace(out.begin(), out.end(), '\r', ' ');
+  return out;
+}
+
+// Writes all of `text` to `stream`; false if the stream refused it.
+bool write_all(std::FILE* stream, std::string_view text) {
+  return std::fwrite(text.data(), 1, text.size(), stream) == text.size() && std::fflush(stream) == 0;
+}
+
+int fail(int status, std::string_view message) {
+  const std::string line = railyard::str_cat(kProgram, ": ", one_line(message), "\n");
+  (void)write_all(stderr, line);
+  return status;
+}
+
+int emit(const Outcome& outcome) {
+  if (!outcome.ok()) {
+    const int status = absl::IsInvalidArgument(outcome.status()) ? 2 : 1;
+    return fail(status, view(outcome.status().message()));
+  }
+  if (!write_all(stdout, *outcome)) return fail(1, "cannot write to standard output");
+  return 0;
+}
+
+int run(std::span<const std::string_view> args) {
+  const std::string_view info = find_info_request(args);
+  if (info == "--version") return emit(railyard::str_cat(kProgram, " ", kVersion, "\n"));
+  if (!info.empty()) {
+    // Help for the subcommand named first, if any, else for the program.
+    for (std::string_view arg : args) {
+      if (arg.empty() || arg[0] == '-') continue;
+      if (const Subcommand* sc = find_subcommand(arg); sc != nullptr && sc->name != "help")
+        return emit(subcommand_help(*sc));
+      break;
+    }
+    return emit(program_help());
+  }
+
+  absl::StatusOr<CommandLine> cl = parse_command_line(args);
+  if (!cl.ok()) return emit(cl.status());
+  if (cl->positionals.empty())
+    return fail(2, "missing subcommand (try 'railyard --help')");
+  const Subcommand* sc = find_subcommand(cl->positionals.front());
+  if (sc == nullptr)
+    return fail(2, railyard::str_cat("unknown subcommand '", cl->positionals.front(),
+                                     "' (try 'railyard --help')"));
+  for (const std::string& name : cl->flags_used)
+    if (std::find(sc->flags.begin(), sc->flags.end(), name) == sc->flags.end())
+      return fail(2, railyard::str_cat(sc->name, ": flag --", name, " does not apply (try 'railyard help ",
+                                       sc->name, "')"));
+  Invocation inv;
+  inv.command = sc;
+  inv.args.assign(cl->positionals.begin() + 1, cl->positionals.end());
+  return emit(sc->run(inv));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--help") == 0) {
-    std::puts("usage: railyard <subcommand> [flags]\n\nsubcommands:\n  describe  inventory");
-    return 0;
+  try {
+    std::vector<std::string_view> args;
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    return run(args);
+  } catch (const std::exception& e) {
+    return fail(1, railyard::str_cat("internal error: ", e.what()));
+  } catch (...) {
+    return fail(1, "internal error");
   }
-  std::fputs("railyard: placeholder build, no subcommands yet\n", stderr);
-  return 2;
 }

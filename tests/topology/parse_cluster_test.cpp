@@ -1,0 +1,110 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "../support/random_shapes.hpp"
+#include "railyard/topology/parse_cluster.hpp"
+
+using railyard::topology::ClusterSpec;
+using railyard::topology::Kind;
+using railyard::topology::kPresets;
+using railyard::topology::parse_cluster;
+using railyard::topology::to_spec_string;
+
+TEST_CASE("parse_cluster: every preset parses and round-trips through its canonical string") {
+  for (const auto& preset : kPresets) {
+    auto spec = parse_cluster(preset.name);
+    REQUIRE_MESSAGE(spec.ok(), preset.name, ": ", spec.status().message());
+    auto again = parse_cluster(to_spec_string(*spec));
+    REQUIRE_MESSAGE(again.ok(), again.status().message());
+    CHECK(*again == *spec);
+  }
+  CHECK(parse_cluster(railyard::topology::kDefaultCluster)->oversub == railyard::Ratio{2, 1});
+}
+
+TEST_CASE("parse_cluster: defaults follow DESIGN.md") {
+  auto spec = parse_cluster("rail_fat_tree:hosts=64");
+  REQUIRE(spec.ok());
+  CHECK(spec->kind == Kind::kRailFatTree);
+  CHECK(spec->gpus_per_host == 8);
+  CHECK(spec->nics_per_host == 8);
+  CHECK(spec->nic_gbps == 400);
+  CHECK(spec->hosts_per_su == 32);
+  CHECK(spec->switch_radix == 64);
+  CHECK(spec->oversub == railyard::Ratio{1, 1});
+  CHECK(spec->tiers == 2);
+  CHECK(spec->scale_up == 8);
+  CHECK(spec->nvlink_gbps == 3600);
+  CHECK(spec->planes == 1);
+  // scale_up defaults to gpus_per_host, whatever that is.
+  CHECK(parse_cluster("rail_fat_tree:hosts=64,gpus_per_host=4,nics_per_host=4")->scale_up == 4);
+}
+
+TEST_CASE("parse_cluster: random valid specs round-trip") {
+  for (const ClusterSpec& s : railyard::testing::random_valid_specs(300, 11)) {
+    const std::string text = to_spec_string(s);
+    auto back = parse_cluster(text);
+    REQUIRE_MESSAGE(back.ok(), text, ": ", back.status().message());
+    CHECK_MESSAGE(*back == s, text);
+  }
+}
+
+// Each class of bad input yields InvalidArgument whose message names the key
+// (and the value where there is one).
+TEST_CASE("parse_cluster: every bad-input class names its key and value") {
+  struct Case {
+    const char* spec;
+    const char* must_contain;
+  };
+  const Case cases[] = {
+      // unknown key
+      {"rail_fat_tree:hosts=64,foo=1", "foo=1"},
+      {"rail_fat_tree:hosts=64,Hosts=2", "Hosts=2"},
+      // missing required key
+      {"rail_fat_tree:gpus_per_host=8", "hosts"},
+      {"tor_fat_tree", "hosts"},
+      // non-numeric
+      {"rail_fat_tree:hosts=abc", "hosts=abc"},
+      {"rail_fat_tree:hosts=64,nic_gbps=4e2", "nic_gbps=4e2"},
+      {"rail_fat_tree:hosts=64,oversub=two", "oversub=two"},
+      {"rail_fat_tree:hosts=64,switch_layout=fancy", "switch_layout=fancy"},
+      // zero / negative / out of range
+      {"rail_fat_tree:hosts=0", "hosts=0"},
+      {"rail_fat_tree:hosts=-4", "hosts=-4"},
+      {"rail_fat_tree:hosts=64,gpus_per_host=0", "gpus_per_host=0"},
+      {"rail_fat_tree:hosts=64,switch_radix=1", "switch_radix=1"},
+      {"rail_fat_tree:hosts=64,tiers=4", "tiers=4"},
+      {"rail_fat_tree:hosts=64,oversub=0:1", "oversub=0:1"},
+      {"rail_fat_tree:hosts=64,oversub=1:2", "oversub=1:2"},
+      {"rail_fat_tree:hosts=64,planes=0", "planes=0"},
+      // inconsistent values
+      {"rail_fat_tree:hosts=100", "hosts_per_su=32"},
+      {"rail_fat_tree:hosts=4096", "switch_radix=64"},
+      {"rail_fat_tree:hosts=128,hosts_per_su=64", "hosts_per_su=64"},
+      {"rail_fat_tree:hosts=64,gpus_per_host=8,nics_per_host=3", "nics_per_host=3"},
+      {"rail_fat_tree:hosts=64,scale_up=12", "scale_up=12"},
+      {"rail_fat_tree:hosts=64,gpus_per_host=4,nics_per_host=4,scale_up=72", "scale_up=72"},
+      {"rail_fat_tree:hosts=72,hosts_per_su=8,gpus_per_host=4,nics_per_host=4,scale_up=72",
+       "hosts_per_su=8"},
+      {"rail_fat_tree:hosts=64,sus_per_pod=1", "sus_per_pod=1"},
+      {"rail_fat_tree:hosts=64,pod_oversub=2:1", "pod_oversub=2:1"},
+      {"rail_fat_tree:hosts=64,tiers=3", "sus_per_pod"},
+      {"rail_fat_tree:hosts=96,tiers=3,sus_per_pod=2", "sus_per_pod=2"},
+      {"rail_fat_tree:hosts=16384,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=1",
+       "switch_radix=128"},
+      {"tor_fat_tree:hosts=64,switch_radix=8,nics_per_host=8,oversub=2:1", "switch_radix=8"},
+      // unknown kind or preset, malformed
+      {"fat_tree:hosts=64", "fat_tree"},
+      {"h100-9999", "h100-9999"},
+      {"rail_fat_tree:hosts=64,hosts=32", "hosts"},
+      {"rail_fat_tree:hosts", "hosts"},
+      {"", "missing kind"},
+  };
+  for (const Case& c : cases) {
+    auto spec = parse_cluster(c.spec);
+    REQUIRE_FALSE_MESSAGE(spec.ok(), c.spec);
+    CHECK(absl::IsInvalidArgument(spec.status()));
+    const std::string message(spec.status().message());
+    CHECK_MESSAGE(message.find(c.must_contain) != std::string::npos, c.spec, " -> ", message);
+  }
+}
