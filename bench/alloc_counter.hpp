@@ -54,8 +54,7 @@ inline void* note_allocation(void* p) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   const int64_t now = g_current_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   int64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
-  while (now > peak &&
-         !g_peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  while (now > peak && !g_peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
   return p;
 }
@@ -64,14 +63,11 @@ inline void* note_allocation(void* p) {
 // from operator new and warn (-Wmismatched-new-delete), though this pair matches.
 [[gnu::noinline]] inline void release(void* p) {
   if (p == nullptr) return;
-  g_current_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)),
-                            std::memory_order_relaxed);
+  g_current_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
   std::free(p);
 }
 
-inline void* allocate(std::size_t n) {
-  return note_allocation(std::malloc(n == 0 ? 1 : n));
-}
+inline void* allocate(std::size_t n) { return note_allocation(std::malloc(n == 0 ? 1 : n)); }
 
 inline void* allocate_aligned(std::size_t n, std::align_val_t al) {
   const auto align = static_cast<std::size_t>(al);
@@ -134,9 +130,7 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept {
   railyard::bench::detail::release(p);
 }
 void operator delete(void* p, std::align_val_t) noexcept { railyard::bench::detail::release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept {
-  railyard::bench::detail::release(p);
-}
+void operator delete[](void* p, std::align_val_t) noexcept { railyard::bench::detail::release(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
   railyard::bench::detail::release(p);
 }

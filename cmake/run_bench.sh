@@ -23,8 +23,9 @@ min_time="${RAILYARD_BENCH_MIN_TIME:-0.2}"
 cpu="${RAILYARD_BENCH_CPU:-}"
 filter="${1:-}"
 
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRAILYARD_BUILD_BENCH=ON \
-  >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+  >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target railyard_bench
 
 results="$build/bench-results"

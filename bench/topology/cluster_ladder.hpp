@@ -42,8 +42,7 @@ inline constexpr std::array<LadderRung, 11> kClusterLadder = {{
     {32768, "rail_fat_tree:hosts=4096,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=8"},
     {65536, "rail_fat_tree:hosts=8192,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=8"},
     {131072, "h100-128k-3tier"},
-    {262144,
-     "rail_fat_tree:hosts=32768,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=8"},
+    {262144, "rail_fat_tree:hosts=32768,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=8"},
 }};
 
 // The parsed spec of the rung with `gpus` GPUs; an error if there is no such rung,
@@ -54,8 +53,8 @@ inline constexpr std::array<LadderRung, 11> kClusterLadder = {{
     absl::StatusOr<topology::ClusterSpec> spec = topology::parse_cluster(rung.spec);
     if (!spec.ok()) return spec.status();
     if (spec->gpus() != gpus)
-      return absl::InvalidArgumentError(str_cat("ladder rung ", rung.spec, " has ",
-                                                spec->gpus(), " GPUs, not ", gpus));
+      return absl::InvalidArgumentError(
+          str_cat("ladder rung ", rung.spec, " has ", spec->gpus(), " GPUs, not ", gpus));
     return spec;
   }
   return absl::NotFoundError(str_cat("no ladder rung with ", gpus, " GPUs"));

@@ -27,8 +27,8 @@
 
 namespace {
 
-using railyard::bench::AllocSnapshot;
 using railyard::bench::alloc_snapshot;
+using railyard::bench::AllocSnapshot;
 using railyard::bench::NicPortWalk;
 using railyard::bench::PortPair;
 using railyard::topology::ClusterDescriptor;

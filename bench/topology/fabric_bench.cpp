@@ -30,8 +30,8 @@
 
 namespace {
 
-using railyard::bench::AllocSnapshot;
 using railyard::bench::alloc_snapshot;
+using railyard::bench::AllocSnapshot;
 using railyard::bench::kBytesPerMb;
 using railyard::bench::NicPortWalk;
 using railyard::bench::PortPair;

@@ -24,12 +24,11 @@
 #include <array>
 #include <cstdio>
 #include <exception>
+#include <railyard/railyard.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <railyard/railyard.hpp>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
@@ -40,7 +39,7 @@
 namespace {
 
 constexpr std::string_view kProgram = "railyard";
-constexpr std::string_view kVersion = "0.1.0";
+constexpr std::string_view kVersion = railyard::kVersion;
 
 // ---------------------------------------------------------------------------
 // Flags. Help texts are literals (ABSL_FLAG stores them as absl::string_view);
@@ -122,8 +121,7 @@ constexpr std::array<Subcommand, 3> kSubcommands = {{
      &run_describe},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
-    {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags,
-     &run_help},
+    {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
 }};
 
 // Every flag a subcommand lists must be one of ours.
@@ -191,10 +189,9 @@ void append_flag_help(std::string& out, std::string_view name) {
       absl::FindCommandLineFlag(absl::string_view(name.data(), name.size()));
   if (ours == nullptr || flag == nullptr) return;  // every name in kFlagNames is declared above
   const bool is_bool = flag->IsOfType<bool>();
-  railyard::str_append(out, "  --", name, is_bool ? "" : "=", ours->metavar, "  (default: ",
-                       is_bool ? flag->DefaultValue()
-                               : railyard::str_cat("\"", flag->DefaultValue(), "\""),
-                       ")\n");
+  railyard::str_append(
+      out, "  --", name, is_bool ? "" : "=", ours->metavar, "  (default: ",
+      is_bool ? flag->DefaultValue() : railyard::str_cat("\"", flag->DefaultValue(), "\""), ")\n");
   append_wrapped(out, flag->Help(), 6, 80);
 }
 
@@ -207,25 +204,24 @@ std::string program_help() {
   railyard::str_append(
       out, kProgram, " ", kVersion,
       " - plans how collective traffic of GPU jobs moves through a cluster fabric\n\n",
-      "usage: ", kProgram, " <subcommand> [flags]\n",
-      "       ", kProgram, " help [subcommand]\n",
-      "       ", kProgram, " --version\n\n",
-      "subcommands:\n");
+      "usage: ", kProgram, " <subcommand> [flags]\n", "       ", kProgram, " help [subcommand]\n",
+      "       ", kProgram, " --version\n\n", "subcommands:\n");
   for (const Subcommand& sc : kSubcommands) {
     std::string name(sc.name);
     name.resize(std::max<size_t>(name.size(), 10), ' ');
     railyard::str_append(out, "  ", name, "  ", sc.summary, "\n");
   }
-  railyard::str_append(out, "\nflags (--name=value or --name value; booleans also --name, --noname):\n");
+  railyard::str_append(out,
+                       "\nflags (--name=value or --name value; booleans also --name, --noname):\n");
   for (const FlagName& f : kFlagNames) append_flag_help(out, f.name);
   railyard::str_append(out, "  --help, -h\n      print this help and exit\n",
                        "  --version\n      print the version and exit\n");
   out += '\n';
-  append_wrapped(out,
-                 railyard::str_cat("The default cluster is the preset ",
-                                   railyard::topology::kDefaultCluster, "; '", kProgram,
-                                   " presets' lists every preset with its spec."),
-                 0, 80);
+  append_wrapped(
+      out,
+      railyard::str_cat("The default cluster is the preset ", railyard::topology::kDefaultCluster,
+                        "; '", kProgram, " presets' lists every preset with its spec."),
+      0, 80);
   append_wrapped(out,
                  "Exit status: 0 on success, 2 on a usage or input error (with one line "
                  "'railyard: <message>' on stderr), 1 on an internal error.",
@@ -258,9 +254,11 @@ Outcome run_describe(const Invocation& inv) {
   if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
   const std::string text = absl::GetFlag(FLAGS_cluster);
   absl::StatusOr<railyard::topology::ClusterSpec> spec = railyard::topology::parse_cluster(text);
-  if (!spec.ok()) return usage_error(railyard::str_cat("--cluster: ", view(spec.status().message())));
+  if (!spec.ok())
+    return usage_error(railyard::str_cat("--cluster: ", view(spec.status().message())));
   auto desc = railyard::topology::make_descriptor(*spec);
-  if (!desc.ok()) return usage_error(railyard::str_cat("--cluster: ", view(desc.status().message())));
+  if (!desc.ok())
+    return usage_error(railyard::str_cat("--cluster: ", view(desc.status().message())));
   return absl::GetFlag(FLAGS_json) ? railyard::io::inventory_json(*desc, 2)
                                    : railyard::io::inventory_text(*desc);
 }
@@ -287,7 +285,8 @@ Outcome run_presets(const Invocation& inv) {
     return out;
   }
   size_t width = 0;
-  for (const railyard::topology::Preset& preset : kPresets) width = std::max(width, preset.name.size());
+  for (const railyard::topology::Preset& preset : kPresets)
+    width = std::max(width, preset.name.size());
   std::string out;
   for (const railyard::topology::Preset& preset : kPresets) {
     std::string name(preset.name);
@@ -323,7 +322,8 @@ struct CommandLine {
 // Sets `flag` from `value`; the error names the flag and the value.
 absl::Status set_flag(absl::CommandLineFlag& flag, std::string_view name, std::string_view value) {
   std::string error;
-  if (flag.ParseFrom(absl::string_view(value.data(), value.size()), &error)) return absl::OkStatus();
+  if (flag.ParseFrom(absl::string_view(value.data(), value.size()), &error))
+    return absl::OkStatus();
   if (flag.IsOfType<bool>())
     return usage_error(railyard::str_cat("--", name, "=", value,
                                          ": not a boolean (use true or false, or --", name,
@@ -361,15 +361,15 @@ absl::StatusOr<CommandLine> parse_command_line(std::span<const std::string_view>
       name = name.substr(2);
     }
     absl::CommandLineFlag* flag =
-        is_our_flag(name) ? absl::FindCommandLineFlag(absl::string_view(name.data(), name.size())) : nullptr;
+        is_our_flag(name) ? absl::FindCommandLineFlag(absl::string_view(name.data(), name.size()))
+                          : nullptr;
     if (flag == nullptr || (negated && !flag->IsOfType<bool>()))
-      return usage_error(railyard::str_cat("unknown flag '--", body.substr(0, eq),
-                                           "' (try 'railyard --help')"));
+      return usage_error(
+          railyard::str_cat("unknown flag '--", body.substr(0, eq), "' (try 'railyard --help')"));
 
     if (flag->IsOfType<bool>()) {
       if (negated && has_value)
-        return usage_error(railyard::str_cat("--no", name, ": takes no value (got '", value,
-                                             "')"));
+        return usage_error(railyard::str_cat("--no", name, ": takes no value (got '", value, "')"));
       const std::string_view v = negated ? "false" : has_value ? value : "true";
       if (absl::Status s = set_flag(*flag, name, v); !s.ok()) return s;
     } else if (has_value) {
@@ -403,7 +403,8 @@ std::string one_line(std::string_view message) {
 
 // Writes all of `text` to `stream`; false if the stream refused it.
 bool write_all(std::FILE* stream, std::string_view text) {
-  return std::fwrite(text.data(), 1, text.size(), stream) == text.size() && std::fflush(stream) == 0;
+  return std::fwrite(text.data(), 1, text.size(), stream) == text.size() &&
+         std::fflush(stream) == 0;
 }
 
 int fail(int status, std::string_view message) {
@@ -437,16 +438,15 @@ int run(std::span<const std::string_view> args) {
 
   absl::StatusOr<CommandLine> cl = parse_command_line(args);
   if (!cl.ok()) return emit(cl.status());
-  if (cl->positionals.empty())
-    return fail(2, "missing subcommand (try 'railyard --help')");
+  if (cl->positionals.empty()) return fail(2, "missing subcommand (try 'railyard --help')");
   const Subcommand* sc = find_subcommand(cl->positionals.front());
   if (sc == nullptr)
     return fail(2, railyard::str_cat("unknown subcommand '", cl->positionals.front(),
                                      "' (try 'railyard --help')"));
   for (const std::string& name : cl->flags_used)
     if (std::find(sc->flags.begin(), sc->flags.end(), name) == sc->flags.end())
-      return fail(2, railyard::str_cat(sc->name, ": flag --", name, " does not apply (try 'railyard help ",
-                                       sc->name, "')"));
+      return fail(2, railyard::str_cat(sc->name, ": flag --", name,
+                                       " does not apply (try 'railyard help ", sc->name, "')"));
   Invocation inv;
   inv.command = sc;
   inv.args.assign(cl->positionals.begin() + 1, cl->positionals.end());

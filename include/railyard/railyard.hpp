@@ -10,3 +10,4 @@
 #include "railyard/core/core.hpp"
 #include "railyard/io/io.hpp"
 #include "railyard/topology/topology.hpp"
+#include "railyard/version.hpp"

@@ -43,8 +43,8 @@ namespace railyard::topology {
     std::string names;
     for (const Preset& preset : kPresets) str_append(names, names.empty() ? "" : ", ", preset.name);
     return absl::InvalidArgumentError(str_cat(
-        "cluster '", reader.kind(),
-        "': unknown kind or preset (kinds: rail_fat_tree, tor_fat_tree, rail_only; presets: ",
+        "'", reader.kind(),
+        "': unknown cluster kind or preset (kinds: rail_fat_tree, tor_fat_tree, rail_only; presets: ",
         names, ")"));
   }
   constexpr int64_t kMaxHosts = 1 << 20;
