@@ -100,8 +100,11 @@ rows = []
 growth = {}
 context = None
 for path in sys.argv[1:]:
-    with open(path) as f:
-        data = json.load(f)
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        continue  # the filter matched nothing in this executable: no JSON written
     context = context or data["context"]
     for b in data["benchmarks"]:
         if b.get("error_occurred"):
