@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "railyard/core/fast_div.hpp"
 #include "railyard/core/parse.hpp"
 
 using railyard::format_host_list;
@@ -89,4 +90,22 @@ TEST_CASE("parse_size: binary and decimal suffixes, case-insensitive") {
   CHECK(*parse_size("bytes", "2G") == 2000000000);
   for (const char* bad : {"", "MiB", "1.5GiB", "-1", "12XB", "1 MiB", "99999999999TiB"})
     check_error(parse_size("bytes", bad).status(), "bytes", bad);
+}
+
+TEST_CASE("fast_div: exact quotient and remainder against hardware division") {
+  std::mt19937 rng(1);
+  for (uint32_t d : {1u, 2u, 3u, 7u, 32u, 63u, 64u, 100u, 4095u, 65537u, 0x7fffffffu, 0xffffffffu}) {
+    const railyard::FastDivisor fd(d);
+    for (uint32_t n : {0u, 1u, d - 1, d, d + 1, 0xffffffffu, 0xfffffffeu}) {
+      CHECK(fd.div(n) == n / d);
+      CHECK(fd.mod(n) == n % d);
+    }
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t n = static_cast<uint32_t>(rng());
+      REQUIRE(fd.div(n) == n / d);
+      REQUIRE(fd.mod(n) == n % d);
+    }
+  }
+  static_assert(railyard::FastDivisor(32).div(100) == 3);
+  static_assert(railyard::FastDivisor(32).mod(100) == 4);
 }

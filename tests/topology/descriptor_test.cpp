@@ -154,3 +154,29 @@ TEST_CASE("descriptor: 3-tier cross-pod paths multiply leaf and core choices") {
   CHECK(d.path_count({HostId{0}, NicIndex{0}}, {HostId{32}, NicIndex{0}}) == 32);
   CHECK(d.path_count({HostId{0}, NicIndex{0}}, {HostId{128}, NicIndex{0}}) == 32 * 8 * 4 * 4);
 }
+
+// The hot-path path_count (fast divisors) against the route enumeration on
+// full-size presets, over random pairs of every kind (same leaf, same SU, other
+// SU, other pod, other plane or rail).
+TEST_CASE("descriptor: path_count equals the number of enumerated routes on the presets") {
+  std::mt19937 rng(17);
+  for (const Preset& preset : kPresets) {
+    CAPTURE(preset.name);
+    const auto d = *make_descriptor(*parse_cluster(preset.name));
+    const auto static_hgx = make_descriptor<Extents<8, 8, kDynamic, kDynamic>>(d.spec());
+    for (int trial = 0; trial < 400; ++trial) {
+      const NicPort a{HostId{static_cast<int32_t>(rng() % d.hosts())},
+                      NicIndex{static_cast<int32_t>(rng() % d.nics_per_host())},
+                      PlaneId{static_cast<int32_t>(rng() % d.planes())}};
+      NicPort b{HostId{static_cast<int32_t>(rng() % d.hosts())},
+                NicIndex{static_cast<int32_t>(rng() % d.nics_per_host())},
+                PlaneId{static_cast<int32_t>(rng() % d.planes())}};
+      if (trial % 2 == 0) b.nic = a.nic, b.plane = a.plane;
+      if (trial % 7 == 0) b.host = HostId{a.host.value() ^ 1};
+      int64_t routes = 0;
+      d.for_each_route(a, b, [&](const Route&) { ++routes; });
+      CHECK(d.path_count(a, b) == routes);
+      if (static_hgx.ok()) CHECK(static_hgx->path_count(a, b) == routes);
+    }
+  }
+}

@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "absl/status/statusor.h"
+#include "railyard/core/fast_div.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/units.hpp"
 #include "railyard/topology/cluster_spec.hpp"
@@ -128,7 +129,7 @@ class ClusterDescriptor {
   // Precondition: derive_shape(spec).ok() and the static extents match. Use
   // make_descriptor() or static_descriptor() instead of calling this directly.
   constexpr ClusterDescriptor(const ClusterSpec& spec, const ClosShape& shape)
-      : spec_(spec), shape_(shape) {}
+      : spec_(spec), shape_(shape), fast_(make_fast_constants(spec, shape)) {}
 
   [[nodiscard]] constexpr const ClusterSpec& spec() const { return spec_; }
   [[nodiscard]] constexpr const ClosShape& shape() const { return shape_; }
@@ -286,22 +287,37 @@ class ClusterDescriptor {
   }
 
   // Number of distinct up/down paths between two NIC ports (0 for the same port,
-  // different planes, or rail_only ports on different rails). O(1), no allocation.
+  // different planes, or rail_only ports on different rails). O(1), no
+  // allocation, no hardware divide: this is the per-query hot path. It
+  // evaluates detail::round_robin_pairs() (see for_each_route for the wiring)
+  // with divisors prepared at construction.
   [[nodiscard]] constexpr int64_t path_count(NicPort a, NicPort b) const {
-    if (a == b || a.plane != b.plane) return 0;
-    const SwitchIndex la = leaf_of(a);
-    const SwitchIndex lb = leaf_of(b);
-    if (la == lb) return 1;
-    if (partition_of_leaf(la) != partition_of_leaf(lb)) return 0;
-    const int64_t up = shape_.leaf_up_ports;
-    const int64_t spines = shape_.spines_per_pod;
-    const int64_t leaf_pairs = detail::round_robin_pairs(leaf_index_in_pod(la) * up,
-                                                         leaf_index_in_pod(lb) * up, up, spines);
-    const int32_t pa = pod_of_leaf(la);
-    const int32_t pb = pod_of_leaf(lb);
-    if (pa == pb) return leaf_pairs;
-    const int64_t sup = shape_.spine_up_ports;
-    return leaf_pairs * detail::round_robin_pairs(pa * sup, pb * sup, sup, shape_.cores_per_group);
+    const auto ha = static_cast<uint32_t>(a.host.value());
+    const auto hb = static_cast<uint32_t>(b.host.value());
+    const int32_t ra = a.nic.value();
+    const int32_t rb = b.nic.value();
+    if (a.plane != b.plane || (ha == hb && ra == rb)) return 0;
+    const bool rail_only = spec_.kind == Kind::kRailOnly;
+    const bool tor = spec_.kind == Kind::kTorFatTree;
+    if (rail_only && ra != rb) return 0;
+    const uint32_t su_a = su_index(ha);
+    const uint32_t su_b = su_index(hb);
+    // Position of the leaf inside its SU (within the partition for rail_only).
+    const auto in_su_a = static_cast<int64_t>(
+        tor ? fast_.hosts_per_leaf.div(ha - su_a * static_cast<uint32_t>(hosts_per_su()))
+            : (rail_only ? 0 : ra));
+    const auto in_su_b = static_cast<int64_t>(
+        tor ? fast_.hosts_per_leaf.div(hb - su_b * static_cast<uint32_t>(hosts_per_su()))
+            : (rail_only ? 0 : rb));
+    if (su_a == su_b && in_su_a == in_su_b) return 1;
+    const uint32_t pod_a = fast_.sus_per_pod.div(su_a);
+    const uint32_t pod_b = fast_.sus_per_pod.div(su_b);
+    const int64_t sus_per_pod = shape_.sus_per_pod;
+    const int64_t idx_a = (su_a - int64_t{pod_a} * sus_per_pod) * fast_.leaves_per_su_in_pod + in_su_a;
+    const int64_t idx_b = (su_b - int64_t{pod_b} * sus_per_pod) * fast_.leaves_per_su_in_pod + in_su_b;
+    const int64_t pairs = fast_.leaf_tier.pairs(idx_a, idx_b);
+    if (pod_a == pod_b) return pairs;
+    return pairs * fast_.core_tier.pairs(pod_a, pod_b);
   }
 
   // Calls f(const Route&) for every up/down path from a to b, in a fixed order
@@ -343,8 +359,61 @@ class ClusterDescriptor {
   }
 
  private:
+  // round_robin_pairs() for one tier with the divisions done up front: members
+  // m of a group send `per` cables each to `mod` targets starting at m*per mod mod.
+  struct RoundRobinTier {
+    FastDivisor mod;            // number of targets
+    int64_t per_mod_mod = 0;    // per % mod: offsets step by this
+    int64_t rest = 0;           // r = per % mod
+    int64_t base = 0;           // mod*q^2 + 2*q*r with q = per / mod
+    [[nodiscard]] constexpr int64_t pairs(int64_t member_a, int64_t member_b) const {
+      const int64_t m = mod.divisor();
+      // Members and targets are both at most the radix (shape.hpp): |step| < 2^24.
+      const int64_t step = (member_b - member_a) * per_mod_mod;
+      const auto folded = static_cast<int64_t>(mod.mod(static_cast<uint32_t>(step < 0 ? -step : step)));
+      const int64_t d = step >= 0 || folded == 0 ? folded : m - folded;
+      int64_t overlap = 0;
+      if (rest > d) overlap += rest - d;
+      if (rest > m - d) overlap += rest - (m - d);
+      return base + overlap;
+    }
+  };
+  struct FastConstants {
+    FastDivisor hosts_per_su;
+    FastDivisor hosts_per_leaf;
+    FastDivisor sus_per_pod;
+    int64_t leaves_per_su_in_pod = 1;  // leaves of one SU inside one partition
+    RoundRobinTier leaf_tier;          // leaf uplinks over the spines of a pod
+    RoundRobinTier core_tier;          // spine uplinks over the cores of a group
+  };
+  static constexpr RoundRobinTier make_tier(int32_t per, int32_t mod) {
+    RoundRobinTier t;
+    if (per <= 0 || mod <= 0) return t;
+    const int64_t q = per / mod;
+    t.mod = FastDivisor(static_cast<uint32_t>(mod));
+    t.rest = per % mod;
+    t.per_mod_mod = t.rest;
+    t.base = mod * q * q + 2 * q * t.rest;
+    return t;
+  }
+  static constexpr FastConstants make_fast_constants(const ClusterSpec& s, const ClosShape& c) {
+    FastConstants f;
+    f.hosts_per_su = FastDivisor(static_cast<uint32_t>(s.hosts_per_su));
+    f.hosts_per_leaf = FastDivisor(static_cast<uint32_t>(c.hosts_per_leaf > 0 ? c.hosts_per_leaf : 1));
+    f.sus_per_pod = FastDivisor(static_cast<uint32_t>(c.sus_per_pod > 0 ? c.sus_per_pod : 1));
+    f.leaves_per_su_in_pod = s.kind == Kind::kRailOnly ? 1 : c.leaves_per_su;
+    f.leaf_tier = make_tier(c.leaf_up_ports, c.spines_per_pod);
+    f.core_tier = make_tier(c.spine_up_ports, c.cores_per_group);
+    return f;
+  }
+  [[nodiscard]] constexpr uint32_t su_index(uint32_t host) const {
+    if constexpr (E::kHostsPerSu != kDynamic) return host / static_cast<uint32_t>(E::kHostsPerSu);
+    else return fast_.hosts_per_su.div(host);
+  }
+
   ClusterSpec spec_;
   ClosShape shape_;
+  FastConstants fast_;
 };
 
 // What algorithms need from a topology description (see DESIGN.md).
