@@ -76,7 +76,7 @@ ABSL_FLAG(bool, json, false,
 
 namespace {
 
-// The flags railyard accepts, with the placeholder for their value in help
+// The flags railyard accepts, with the name shown for their value in help
 // (empty for booleans). Any other name, Abseil's own flags included, is an
 // unknown flag.
 struct FlagName {
