@@ -1,3 +1,5 @@
+#include "railyard/core/parse.hpp"
+
 #include <doctest/doctest.h>
 
 #include <random>
@@ -5,7 +7,6 @@
 #include <vector>
 
 #include "railyard/core/fast_div.hpp"
-#include "railyard/core/parse.hpp"
 
 using railyard::format_host_list;
 using railyard::parse_host_list;
@@ -94,7 +95,8 @@ TEST_CASE("parse_size: binary and decimal suffixes, case-insensitive") {
 
 TEST_CASE("fast_div: exact quotient and remainder against hardware division") {
   std::mt19937 rng(1);
-  for (uint32_t d : {1u, 2u, 3u, 7u, 32u, 63u, 64u, 100u, 4095u, 65537u, 0x7fffffffu, 0xffffffffu}) {
+  for (uint32_t d :
+       {1u, 2u, 3u, 7u, 32u, 63u, 64u, 100u, 4095u, 65537u, 0x7fffffffu, 0xffffffffu}) {
     const railyard::FastDivisor fd(d);
     for (uint32_t n : {0u, 1u, d - 1, d, d + 1, 0xffffffffu, 0xfffffffeu}) {
       CHECK(fd.div(n) == n / d);

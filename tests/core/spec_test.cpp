@@ -1,8 +1,9 @@
+#include "railyard/core/spec.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "railyard/core/spec.hpp"
 #include "railyard/core/strings.hpp"
 
 using railyard::SpecReader;
@@ -23,9 +24,10 @@ TEST_CASE("spec: every malformed shape is an error naming the entry") {
     const char* spec;
     const char* needle;
   };
-  for (Case c : {Case{"", "missing kind"}, Case{":hosts=1", "missing kind"},
-                 Case{"k:hosts", "hosts"}, Case{"k:=1", "=1"}, Case{"k:hosts=", "hosts="},
-                 Case{"k:hosts=1,hosts=2", "hosts"}, Case{"k:hosts=1,,a=2", "expected key=value"}}) {
+  for (Case c :
+       {Case{"", "missing kind"}, Case{":hosts=1", "missing kind"}, Case{"k:hosts", "hosts"},
+        Case{"k:=1", "=1"}, Case{"k:hosts=", "hosts="}, Case{"k:hosts=1,hosts=2", "hosts"},
+        Case{"k:hosts=1,,a=2", "expected key=value"}}) {
     auto r = SpecReader::parse(c.spec);
     REQUIRE_FALSE_MESSAGE(r.ok(), c.spec);
     CHECK_MESSAGE(std::string(r.status().message()).find(c.needle) != std::string::npos,

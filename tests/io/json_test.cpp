@@ -1,10 +1,10 @@
+#include "railyard/io/json.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
-
-#include "railyard/io/json.hpp"
 
 using railyard::io::JsonWriter;
 

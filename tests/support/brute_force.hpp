@@ -14,10 +14,14 @@ namespace railyard::testing {
 
 inline int rank_of(topology::NodeKind k) {
   switch (k) {
-    case topology::NodeKind::kLeaf: return 1;
-    case topology::NodeKind::kSpine: return 2;
-    case topology::NodeKind::kCore: return 3;
-    default: return 0;
+    case topology::NodeKind::kLeaf:
+      return 1;
+    case topology::NodeKind::kSpine:
+      return 2;
+    case topology::NodeKind::kCore:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -111,7 +115,8 @@ class MaxFlow {
     if (u == t) return f;
     for (int& e = it_[static_cast<size_t>(u)]; e >= 0; e = edges_[static_cast<size_t>(e)].next) {
       Edge& ed = edges_[static_cast<size_t>(e)];
-      if (ed.cap > 1e-9 && level_[static_cast<size_t>(ed.to)] == level_[static_cast<size_t>(u)] + 1) {
+      if (ed.cap > 1e-9 &&
+          level_[static_cast<size_t>(ed.to)] == level_[static_cast<size_t>(u)] + 1) {
         if (double d = dfs(ed.to, t, std::min(f, ed.cap)); d > 0) {
           ed.cap -= d;
           edges_[static_cast<size_t>(e ^ 1)].cap += d;
@@ -141,8 +146,10 @@ inline double cut_flow_gbps(const topology::Fabric& f, int32_t split) {
   for (int32_t v = 0; v < n; ++v) {
     const NodeId node{v};
     if (f.kind(node) != topology::NodeKind::kNicPort) continue;
-    if (f.owner(node) < split) mf.add_edge(source, v, 1e18);
-    else mf.add_edge(v, sink, 1e18);
+    if (f.owner(node) < split)
+      mf.add_edge(source, v, 1e18);
+    else
+      mf.add_edge(v, sink, 1e18);
   }
   return mf.run(source, sink);
 }

@@ -38,8 +38,8 @@ inline std::vector<topology::ClusterSpec> random_valid_specs(int count, uint32_t
     if (s.hosts > max_hosts) continue;
     s.switch_radix = pick({4, 6, 8, 12, 16, 24});
     const topology::ClusterSpec defaults;
-    s.oversub = pick({0, 0, 1, 2}) == 0 ? defaults.oversub
-                                        : (rng() % 2 ? Ratio{2, 1} : Ratio{3, 2});
+    s.oversub =
+        pick({0, 0, 1, 2}) == 0 ? defaults.oversub : (rng() % 2 ? Ratio{2, 1} : Ratio{3, 2});
     s.nic_gbps = pick({100, 200, 400});
     s.switch_layout = rng() % 2 ? topology::SwitchLayout::kVms : topology::SwitchLayout::kReference;
     if (rng() % 3 == 0) {

@@ -26,8 +26,8 @@ static_assert(kH100.path_count({HostId{0}, NicIndex{0}}, {HostId{0}, NicIndex{0}
 static_assert(kH100.shape().leaf_spine_links() == 1024);
 static_assert(Topology<decltype(kH100)>);
 
-constexpr auto kNvl72 = static_descriptor<Extents<4, 4, 18, 1>>(
-    {.hosts = 144, .scale_up = 72, .nvlink_gbps = 7200});
+constexpr auto kNvl72 =
+    static_descriptor<Extents<4, 4, 18, 1>>({.hosts = 144, .scale_up = 72, .nvlink_gbps = 7200});
 static_assert(kNvl72.hosts_per_domain() == 18);
 static_assert(kNvl72.domain_of(HostId{17}) == 0 && kNvl72.domain_of(HostId{18}) == 1);
 
@@ -69,7 +69,8 @@ std::vector<NicPort> all_ports(const ClusterDescriptor<>& d) {
   std::vector<NicPort> ports;
   for (int32_t h = 0; h < d.hosts(); ++h)
     for (int32_t n = 0; n < d.nics_per_host(); ++n)
-      for (int32_t p = 0; p < d.planes(); ++p) ports.push_back({HostId{h}, NicIndex{n}, PlaneId{p}});
+      for (int32_t p = 0; p < d.planes(); ++p)
+        ports.push_back({HostId{h}, NicIndex{n}, PlaneId{p}});
   return ports;
 }
 }  // namespace
@@ -100,7 +101,8 @@ TEST_CASE("descriptor: leaf_of and paths agree with brute-force search over many
       CAPTURE(a.nic.value());
       CAPTURE(b.host.value());
       CAPTURE(b.nic.value());
-      const auto brute = railyard::testing::brute_force_paths(f, f.nic_port(a), f.nic_port(b), nullptr);
+      const auto brute =
+          railyard::testing::brute_force_paths(f, f.nic_port(a), f.nic_port(b), nullptr);
       const int64_t expected = a == b ? 0 : static_cast<int64_t>(brute.size());
       CHECK(d.path_count(a, b) == expected);
       CHECK(f.count_paths(f.nic_port(a), f.nic_port(b)) == expected);
@@ -134,8 +136,10 @@ TEST_CASE("descriptor: leaf_of and paths agree with brute-force search over many
 
 TEST_CASE("descriptor: no network path across planes or (rail_only) across rails") {
   auto dual = *make_descriptor(*parse_cluster("h100-1024-dualplane"));
-  CHECK(dual.path_count({HostId{0}, NicIndex{0}, PlaneId{0}}, {HostId{40}, NicIndex{0}, PlaneId{1}}) == 0);
-  CHECK(dual.path_count({HostId{0}, NicIndex{0}, PlaneId{1}}, {HostId{40}, NicIndex{0}, PlaneId{1}}) > 0);
+  CHECK(dual.path_count({HostId{0}, NicIndex{0}, PlaneId{0}},
+                        {HostId{40}, NicIndex{0}, PlaneId{1}}) == 0);
+  CHECK(dual.path_count({HostId{0}, NicIndex{0}, PlaneId{1}},
+                        {HostId{40}, NicIndex{0}, PlaneId{1}}) > 0);
   auto rail_only = *make_descriptor(*parse_cluster("rail_only:hosts=128"));
   CHECK(rail_only.path_count({HostId{0}, NicIndex{0}}, {HostId{40}, NicIndex{1}}) == 0);
   CHECK(rail_only.path_count({HostId{0}, NicIndex{0}}, {HostId{40}, NicIndex{0}}) > 0);

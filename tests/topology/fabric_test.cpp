@@ -15,11 +15,14 @@ namespace {
 std::vector<std::vector<int32_t>> graph_paths(const Fabric& f, NodeId a, NodeId b,
                                               const FailureOverlay* fail) {
   std::vector<std::vector<int32_t>> out;
-  f.for_each_path(a, b, [&](const Path& p) {
-    std::vector<int32_t> ids;
-    for (LinkId l : p.view()) ids.push_back(l.value());
-    out.push_back(ids);
-  }, fail);
+  f.for_each_path(
+      a, b,
+      [&](const Path& p) {
+        std::vector<int32_t> ids;
+        for (LinkId l : p.view()) ids.push_back(l.value());
+        out.push_back(ids);
+      },
+      fail);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -158,10 +158,9 @@ TEST_CASE("inventory: counts agree with the materialized fabric over many shapes
     if (c.leaf_up_ports > 0) {
       CHECK(static_cast<int64_t>(leaves_by_spine_set.size()) ==
             int64_t{s.planes} * c.partitions * c.pods);
-      const int64_t spine_down_max =
-          s.tiers == 2 ? s.switch_radix
-                       : int64_t{s.switch_radix} * s.pod_oversub.down /
-                             (s.pod_oversub.down + s.pod_oversub.up);
+      const int64_t spine_down_max = s.tiers == 2 ? s.switch_radix
+                                                  : int64_t{s.switch_radix} * s.pod_oversub.down /
+                                                        (s.pod_oversub.down + s.pod_oversub.up);
       for (const auto& [spines, leaves] : leaves_by_spine_set) {
         const int64_t uplinks = static_cast<int64_t>(leaves.size()) * c.leaf_up_ports;
         CHECK(static_cast<int64_t>(spines.size()) == ceil_div(uplinks, spine_down_max));

@@ -1,9 +1,10 @@
+#include "railyard/topology/parse_cluster.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "../support/random_shapes.hpp"
-#include "railyard/topology/parse_cluster.hpp"
 
 using railyard::topology::ClusterSpec;
 using railyard::topology::Kind;

@@ -53,15 +53,15 @@ struct NodeTag {};
 struct LinkTag {};
 struct SwitchTag {};
 
-using HostId = StrongId<HostTag>;      // host index, SU-major: SU = host / hosts_per_su
-using GpuIndex = StrongId<GpuTag>;     // GPU index inside its host (0..gpus_per_host-1)
-using NicIndex = StrongId<NicTag>;     // NIC index inside its host (0..nics_per_host-1)
-using RailId = StrongId<RailTag>;      // rail = NIC index when NICs form rails
-using PlaneId = StrongId<PlaneTag>;    // plane = port index of a multi-plane NIC
-using SuId = StrongId<SuTag>;          // scalable unit (leaf group)
-using PodId = StrongId<PodTag>;        // pod (spine group) of a 3-tier fabric
-using NodeId = StrongId<NodeTag>;      // node of the explicit Fabric graph
-using LinkId = StrongId<LinkTag>;      // directed link of the Fabric graph
+using HostId = StrongId<HostTag>;         // host index, SU-major: SU = host / hosts_per_su
+using GpuIndex = StrongId<GpuTag>;        // GPU index inside its host (0..gpus_per_host-1)
+using NicIndex = StrongId<NicTag>;        // NIC index inside its host (0..nics_per_host-1)
+using RailId = StrongId<RailTag>;         // rail = NIC index when NICs form rails
+using PlaneId = StrongId<PlaneTag>;       // plane = port index of a multi-plane NIC
+using SuId = StrongId<SuTag>;             // scalable unit (leaf group)
+using PodId = StrongId<PodTag>;           // pod (spine group) of a 3-tier fabric
+using NodeId = StrongId<NodeTag>;         // node of the explicit Fabric graph
+using LinkId = StrongId<LinkTag>;         // directed link of the Fabric graph
 using SwitchIndex = StrongId<SwitchTag>;  // switch index inside its tier
 
 // One port of a back-end NIC: the unit that paths connect. `plane` is the port

@@ -25,19 +25,21 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "railyard/core/status.hpp"
-#include "railyard/core/units.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/core/units.hpp"
 
 namespace railyard {
 
 // A non-negative decimal integer: digits only, at most int64 range.
 [[nodiscard]] inline absl::StatusOr<int64_t> parse_int(std::string_view field,
                                                        std::string_view text) {
-  if (text.empty()) return invalid_field(field, text, "expected a non-negative integer, got nothing");
+  if (text.empty())
+    return invalid_field(field, text, "expected a non-negative integer, got nothing");
   int64_t value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec == std::errc::result_out_of_range) return invalid_field(field, text, "integer is too large");
+  if (ec == std::errc::result_out_of_range)
+    return invalid_field(field, text, "integer is too large");
   if (ec != std::errc() || ptr != end || text.front() == '-' || text.front() == '+')
     return invalid_field(field, text, "expected a non-negative integer");
   return value;
@@ -99,9 +101,8 @@ struct Ratio {
     if (*last < *first)
       return invalid_field(field, text, str_cat("range '", item, "' runs backwards"));
     if (*last >= limit)
-      return invalid_field(field, text,
-                           str_cat("host ", *last, " is out of range (cluster has ", limit,
-                                        " hosts)"));
+      return invalid_field(
+          field, text, str_cat("host ", *last, " is out of range (cluster has ", limit, " hosts)"));
     for (int64_t h = *first; h <= *last; ++h) hosts.push_back(static_cast<int32_t>(h));
   }
   std::vector<int32_t> sorted = hosts;
@@ -132,8 +133,7 @@ struct Ratio {
 [[nodiscard]] inline absl::StatusOr<uint64_t> parse_size(std::string_view field,
                                                          std::string_view text) {
   size_t digits = 0;
-  while (digits < text.size() && is_digit(text[digits]))
-    ++digits;
+  while (digits < text.size() && is_digit(text[digits])) ++digits;
   if (digits == 0)
     return invalid_field(field, text, "expected a size such as 4096, 256MiB or 1GiB");
   RAILYARD_ASSIGN_OR_RETURN(int64_t number, parse_int(field, text.substr(0, digits)));
@@ -143,11 +143,20 @@ struct Ratio {
     uint64_t scale;
   };
   static constexpr Unit kUnits[] = {
-      {"", 1},           {"b", 1},
-      {"k", 1000},       {"kb", 1000},       {"kib", kKiB},
-      {"m", 1000000},    {"mb", 1000000},    {"mib", kMiB},
-      {"g", 1000000000}, {"gb", 1000000000}, {"gib", kGiB},
-      {"t", 1000000000000}, {"tb", 1000000000000}, {"tib", kTiB},
+      {"", 1},
+      {"b", 1},
+      {"k", 1000},
+      {"kb", 1000},
+      {"kib", kKiB},
+      {"m", 1000000},
+      {"mb", 1000000},
+      {"mib", kMiB},
+      {"g", 1000000000},
+      {"gb", 1000000000},
+      {"gib", kGiB},
+      {"t", 1000000000000},
+      {"tb", 1000000000000},
+      {"tib", kTiB},
   };
   for (const Unit& unit : kUnits) {
     if (suffix != unit.name) continue;
@@ -158,7 +167,7 @@ struct Ratio {
   }
   return invalid_field(field, text,
                        str_cat("unknown size suffix '", text.substr(digits),
-                                    "'; use B, KiB, MiB, GiB, TiB or K, M, G, T"));
+                               "'; use B, KiB, MiB, GiB, TiB or K, M, G, T"));
 }
 
 }  // namespace railyard

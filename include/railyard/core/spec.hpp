@@ -46,12 +46,10 @@ class SpecReader {
     for (std::string_view item : split(body, ',')) {
       const size_t eq = item.find('=');
       if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
-        return absl::InvalidArgumentError(
-            str_cat("spec entry '", item, "': expected key=value"));
+        return absl::InvalidArgumentError(str_cat("spec entry '", item, "': expected key=value"));
       std::string key(item.substr(0, eq));
       for (const Entry& e : reader.entries_)
-        if (e.key == key)
-          return absl::InvalidArgumentError(str_cat(key, ": key given twice"));
+        if (e.key == key) return absl::InvalidArgumentError(str_cat(key, ": key given twice"));
       reader.entries_.push_back({std::move(key), std::string(item.substr(eq + 1)), false});
     }
     return reader;
@@ -77,8 +75,8 @@ class SpecReader {
   // An integer in [lo, hi] that must be present.
   [[nodiscard]] absl::StatusOr<int64_t> required_int(std::string_view key, int64_t lo, int64_t hi) {
     if (find(key) == nullptr)
-      return absl::InvalidArgumentError(str_cat(key, ": required key is missing (", kind_,
-                                                     " needs ", key, "=N)"));
+      return absl::InvalidArgumentError(
+          str_cat(key, ": required key is missing (", kind_, " needs ", key, "=N)"));
     return integer(key, 0, lo, hi);
   }
 

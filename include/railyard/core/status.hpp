@@ -21,10 +21,9 @@
 #define RAILYARD_STATUS_CONCAT_(a, b) RAILYARD_STATUS_CONCAT_INNER_(a, b)
 
 // Evaluates `expr` (an absl::Status); returns it from the caller when not ok.
-#define RAILYARD_RETURN_IF_ERROR(expr)                    \
-  do {                                                    \
-    if (absl::Status railyard_status_ = (expr); !railyard_status_.ok()) \
-      return railyard_status_;                            \
+#define RAILYARD_RETURN_IF_ERROR(expr)                                                           \
+  do {                                                                                           \
+    if (absl::Status railyard_status_ = (expr); !railyard_status_.ok()) return railyard_status_; \
   } while (false)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status from the

@@ -28,8 +28,8 @@ inline void append_one(std::string& out, const char* s) { out.append(s); }
 inline void append_one(std::string& out, const std::string& s) { out.append(s); }
 inline void append_one(std::string& out, char c) { out.push_back(c); }
 template <class T>
-  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>)
-void append_one(std::string& out, T value) {
+requires(std::is_arithmetic_v<T> && !std::is_same_v<T, char> &&
+         !std::is_same_v<T, bool>) void append_one(std::string& out, T value) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
   (void)ec;  // 64 chars hold any integer or shortest-form double

@@ -85,11 +85,12 @@ template <class E>
   std::string out;
   str_append(out, "cluster   ", topology::to_spec_string(s), "\n");
   str_append(out, "hosts     ", inv.hosts, " x ", s.gpus_per_host, " GPUs = ", inv.gpus, " GPUs; ",
-             inv.nics, " NICs (", inv.rails, " rails", inv.planes > 1 ? str_cat(" x ", inv.planes, " planes") : "",
-             ", ", s.nic_gbps, " Gb/s per port)\n");
+             inv.nics, " NICs (", inv.rails, " rails",
+             inv.planes > 1 ? str_cat(" x ", inv.planes, " planes") : "", ", ", s.nic_gbps,
+             " Gb/s per port)\n");
   str_append(out, "groups    ", inv.sus, " SUs of ", s.hosts_per_su, " hosts, ", inv.pods, " pod",
-             inv.pods == 1 ? "" : "s", ", ", inv.nvlink_domains, " NVLink domains of ",
-             s.scale_up, " GPUs\n");
+             inv.pods == 1 ? "" : "s", ", ", inv.nvlink_domains, " NVLink domains of ", s.scale_up,
+             " GPUs\n");
   str_append(out, "\ntier    switches  ports: down     up   free   oversub\n");
   for (size_t t = 0; t < 3; ++t) {
     const topology::TierInventory& ti = inv.tiers[t];
@@ -102,14 +103,15 @@ template <class E>
     };
     str_append(out, name, pad(ti.switches, 8), pad(ti.ports_down, 13), pad(ti.ports_up, 7),
                pad(ti.ports_free, 7), "   ",
-               ti.oversubscription > 0 ? str_cat(ti.oversubscription, ":1") : std::string("-"), "\n");
+               ti.oversubscription > 0 ? str_cat(ti.oversubscription, ":1") : std::string("-"),
+               "\n");
   }
-  str_append(out, "\nlinks     host-leaf ", inv.links_host_leaf, ", leaf-spine ", inv.links_leaf_spine,
-             ", spine-core ", inv.links_spine_core, "\n");
+  str_append(out, "\nlinks     host-leaf ", inv.links_host_leaf, ", leaf-spine ",
+             inv.links_leaf_spine, ", spine-core ", inv.links_spine_core, "\n");
   str_append(out, "cables    ", inv.cables_copper, " copper, ", inv.cables_optical, " optical (",
              inv.transceivers, " transceivers)\n");
-  str_append(out, "bandwidth host injection ", inv.host_injection_gbps / 1000,
-             " Tb/s, bisection ", inv.bisection_gbps / 1000, " Tb/s\n");
+  str_append(out, "bandwidth host injection ", inv.host_injection_gbps / 1000, " Tb/s, bisection ",
+             inv.bisection_gbps / 1000, " Tb/s\n");
   if (c.leaf_up_ports > 0)
     str_append(out, "wiring    each leaf: ", c.leaf_down_ports, " down, ", c.leaf_up_ports,
                " up over ", c.spines_per_pod, " spines per pod",

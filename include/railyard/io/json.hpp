@@ -59,9 +59,12 @@ class JsonWriter {
   }
   JsonWriter& value(double d) {
     separate();
-    if (!std::isfinite(d)) out_ += "null";
-    else if (d == std::floor(d) && std::fabs(d) < 9e15) str_append(out_, static_cast<int64_t>(d));
-    else str_append(out_, d);
+    if (!std::isfinite(d))
+      out_ += "null";
+    else if (d == std::floor(d) && std::fabs(d) < 9e15)
+      str_append(out_, static_cast<int64_t>(d));
+    else
+      str_append(out_, d);
     return *this;
   }
   JsonWriter& value(int64_t i) {
@@ -129,11 +132,21 @@ class JsonWriter {
     for (char ch : s) {
       const auto c = static_cast<unsigned char>(ch);
       switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\r': out_ += "\\r"; break;
-        case '\t': out_ += "\\t"; break;
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
         default:
           if (c < 0x20) {
             static constexpr char kHex[] = "0123456789abcdef";

@@ -57,17 +57,17 @@ struct ClusterSpec {
   Kind kind = Kind::kRailFatTree;
   int32_t hosts = 0;
   int32_t gpus_per_host = 8;
-  int32_t nics_per_host = 8;       // rails, when equal to gpus_per_host
-  int32_t nic_gbps = 400;          // speed of one NIC port (every link of the fabric runs at it)
-  int32_t hosts_per_su = 32;       // hosts under one leaf group
-  int32_t switch_radix = 64;       // ports per switch
-  Ratio oversub{1, 1};             // leaf down:up
-  int32_t tiers = 2;               // 2 (leaf, spine) or 3 (leaf, spine, core)
-  int32_t sus_per_pod = 0;         // SUs per pod; 0 when tiers == 2
-  Ratio pod_oversub{1, 1};         // spine down:up when tiers == 3
-  int32_t scale_up = 8;            // GPUs per NVLink domain
-  int32_t nvlink_gbps = 3600;      // per-GPU NVLink bandwidth, one direction
-  int32_t planes = 1;              // ports per NIC, each in its own plane
+  int32_t nics_per_host = 8;   // rails, when equal to gpus_per_host
+  int32_t nic_gbps = 400;      // speed of one NIC port (every link of the fabric runs at it)
+  int32_t hosts_per_su = 32;   // hosts under one leaf group
+  int32_t switch_radix = 64;   // ports per switch
+  Ratio oversub{1, 1};         // leaf down:up
+  int32_t tiers = 2;           // 2 (leaf, spine) or 3 (leaf, spine, core)
+  int32_t sus_per_pod = 0;     // SUs per pod; 0 when tiers == 2
+  Ratio pod_oversub{1, 1};     // spine down:up when tiers == 3
+  int32_t scale_up = 8;        // GPUs per NVLink domain
+  int32_t nvlink_gbps = 3600;  // per-GPU NVLink bandwidth, one direction
+  int32_t planes = 1;          // ports per NIC, each in its own plane
   SwitchLayout switch_layout = SwitchLayout::kReference;
 
   friend constexpr bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
@@ -79,25 +79,23 @@ struct ClusterSpec {
 
 // The keys parse_cluster() accepts, in canonical order.
 inline constexpr std::array<std::string_view, 14> kClusterKeys = {
-    "hosts",       "gpus_per_host", "nics_per_host", "nic_gbps",   "hosts_per_su",
-    "switch_radix", "oversub",      "tiers",         "sus_per_pod", "pod_oversub",
-    "scale_up",    "nvlink_gbps",   "planes",        "switch_layout"};
+    "hosts",        "gpus_per_host", "nics_per_host", "nic_gbps",     "hosts_per_su",
+    "switch_radix", "oversub",       "tiers",         "sus_per_pod",  "pod_oversub",
+    "scale_up",     "nvlink_gbps",   "planes",        "switch_layout"};
 
 // The canonical spec string: kind and every key in kClusterKeys order (keys at
 // their default for tiers=2, such as sus_per_pod, are left out).
 [[nodiscard]] inline std::string to_spec_string(const ClusterSpec& s) {
-  std::string out = str_cat(to_string(s.kind), ":hosts=", s.hosts,
-                                 ",gpus_per_host=", s.gpus_per_host,
-                                 ",nics_per_host=", s.nics_per_host, ",nic_gbps=", s.nic_gbps,
-                                 ",hosts_per_su=", s.hosts_per_su,
-                                 ",switch_radix=", s.switch_radix,
-                                 ",oversub=", s.oversub.down, ":", s.oversub.up,
-                                 ",tiers=", s.tiers);
+  std::string out =
+      str_cat(to_string(s.kind), ":hosts=", s.hosts, ",gpus_per_host=", s.gpus_per_host,
+              ",nics_per_host=", s.nics_per_host, ",nic_gbps=", s.nic_gbps,
+              ",hosts_per_su=", s.hosts_per_su, ",switch_radix=", s.switch_radix,
+              ",oversub=", s.oversub.down, ":", s.oversub.up, ",tiers=", s.tiers);
   if (s.tiers == 3)
-    str_append(out, ",sus_per_pod=", s.sus_per_pod, ",pod_oversub=", s.pod_oversub.down,
-                    ":", s.pod_oversub.up);
-  str_append(out, ",scale_up=", s.scale_up, ",nvlink_gbps=", s.nvlink_gbps,
-                  ",planes=", s.planes, ",switch_layout=", to_string(s.switch_layout));
+    str_append(out, ",sus_per_pod=", s.sus_per_pod, ",pod_oversub=", s.pod_oversub.down, ":",
+               s.pod_oversub.up);
+  str_append(out, ",scale_up=", s.scale_up, ",nvlink_gbps=", s.nvlink_gbps, ",planes=", s.planes,
+             ",switch_layout=", to_string(s.switch_layout));
   return out;
 }
 

@@ -18,7 +18,8 @@
 //   constexpr auto h100 = railyard::topology::static_descriptor<Hgx>({.hosts = 128});
 //   static_assert(h100.shape().total_spines() == 16);
 //   static_assert(h100.path_count({railyard::HostId{0}, railyard::NicIndex{0}},
-//                                 {railyard::HostId{32}, railyard::NicIndex{0}}) == 32);
+//                                 {railyard::HostId{32}, railyard::NicIndex{0}}) == 64);
+//   // (16 spines, 2 parallel cables from each leaf to each: 16 * 2 * 2 paths.)
 //
 // Path model: a path between two NIC ports of one plane (and, for rail_only, one
 // rail) goes up from the source leaf only as far as the lowest tier where the two
@@ -34,10 +35,10 @@
 #include "absl/status/statusor.h"
 #include "railyard/core/fast_div.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/shape.hpp"
-#include "railyard/core/strings.hpp"
 
 namespace railyard::topology {
 
@@ -65,8 +66,8 @@ enum class LinkTier : uint8_t {
   kSpineCore,  // spine <-> core
 };
 inline constexpr int kLinkTierCount = 5;
-inline constexpr std::string_view kLinkTierNames[kLinkTierCount] = {
-    "pcie", "nvlink", "host_leaf", "leaf_spine", "spine_core"};
+inline constexpr std::string_view kLinkTierNames[kLinkTierCount] = {"pcie", "nvlink", "host_leaf",
+                                                                    "leaf_spine", "spine_core"};
 
 // Physical medium of a cable; kInternal is inside a host or an NVLink rack.
 enum class Medium : uint8_t { kInternal, kCopper, kOptical };
@@ -137,21 +138,15 @@ class ClusterDescriptor {
 
   [[nodiscard]] constexpr int32_t hosts() const { return spec_.hosts; }
   [[nodiscard]] constexpr int32_t gpus_per_host() const {
-    if constexpr (E::kGpusPerHost != kDynamic) return E::kGpusPerHost;
-    else return spec_.gpus_per_host;
+    return extent<E::kGpusPerHost>(spec_.gpus_per_host);
   }
   [[nodiscard]] constexpr int32_t nics_per_host() const {
-    if constexpr (E::kNicsPerHost != kDynamic) return E::kNicsPerHost;
-    else return spec_.nics_per_host;
+    return extent<E::kNicsPerHost>(spec_.nics_per_host);
   }
   [[nodiscard]] constexpr int32_t hosts_per_su() const {
-    if constexpr (E::kHostsPerSu != kDynamic) return E::kHostsPerSu;
-    else return spec_.hosts_per_su;
+    return extent<E::kHostsPerSu>(spec_.hosts_per_su);
   }
-  [[nodiscard]] constexpr int32_t planes() const {
-    if constexpr (E::kPlanes != kDynamic) return E::kPlanes;
-    else return spec_.planes;
-  }
+  [[nodiscard]] constexpr int32_t planes() const { return extent<E::kPlanes>(spec_.planes); }
   [[nodiscard]] constexpr int32_t rails() const { return nics_per_host(); }
   [[nodiscard]] constexpr int64_t gpus() const { return int64_t{hosts()} * gpus_per_host(); }
   [[nodiscard]] constexpr int32_t sus() const { return shape_.sus; }
@@ -184,7 +179,8 @@ class ClusterDescriptor {
 
   // Global leaf index of the leaf serving (host, rail) in `plane`. Leaves are
   // numbered plane-major, then SU, then rail (or ToR index). O(1).
-  [[nodiscard]] constexpr SwitchIndex leaf_of(HostId h, RailId rail, PlaneId plane = PlaneId{0}) const {
+  [[nodiscard]] constexpr SwitchIndex leaf_of(HostId h, RailId rail,
+                                              PlaneId plane = PlaneId{0}) const {
     const int32_t su = h.value() / hosts_per_su();
     const int32_t in_su = spec_.kind == Kind::kTorFatTree
                               ? (h.value() % hosts_per_su()) / shape_.hosts_per_leaf
@@ -207,7 +203,8 @@ class ClusterDescriptor {
     return leaf.value() / shape_.leaves_per_su / shape_.sus;
   }
   [[nodiscard]] constexpr int32_t leaf_index_in_pod(SwitchIndex leaf) const {
-    const int32_t su_in_pod = (leaf.value() / shape_.leaves_per_su) % shape_.sus % shape_.sus_per_pod;
+    const int32_t su_in_pod =
+        (leaf.value() / shape_.leaves_per_su) % shape_.sus % shape_.sus_per_pod;
     const int32_t in_su = leaf.value() % shape_.leaves_per_su;
     if (spec_.kind == Kind::kRailOnly) return su_in_pod;
     return su_in_pod * shape_.leaves_per_su + in_su;
@@ -217,8 +214,8 @@ class ClusterDescriptor {
   // leaf uplink j reaches. Global core index of core g of group s in (plane, partition).
   [[nodiscard]] constexpr SwitchIndex spine_index(int32_t plane, int32_t partition, int32_t pod,
                                                   int32_t s) const {
-    return SwitchIndex{((plane * shape_.partitions + partition) * shape_.pods + pod) *
-                           shape_.spines_per_pod + s};
+    return SwitchIndex{
+        ((plane * shape_.partitions + partition) * shape_.pods + pod) * shape_.spines_per_pod + s};
   }
   [[nodiscard]] constexpr int32_t spine_of_uplink(SwitchIndex leaf, int32_t j) const {
     return static_cast<int32_t>((int64_t{leaf_index_in_pod(leaf)} * shape_.leaf_up_ports + j) %
@@ -231,25 +228,30 @@ class ClusterDescriptor {
   [[nodiscard]] constexpr SwitchIndex core_index(int32_t plane, int32_t partition, int32_t s,
                                                  int32_t g) const {
     return SwitchIndex{((plane * shape_.partitions + partition) * shape_.spines_per_pod + s) *
-                           shape_.cores_per_group + g};
+                           shape_.cores_per_group +
+                       g};
   }
   // Core reached by uplink k of spine `spine` (a global spine index).
   [[nodiscard]] constexpr SwitchIndex core_above(SwitchIndex spine, int32_t k) const {
     const int32_t s = spine.value() % shape_.spines_per_pod;
     const int32_t pod = spine.value() / shape_.spines_per_pod % shape_.pods;
     const int32_t plane_partition = spine.value() / shape_.spines_per_pod / shape_.pods;
-    const auto g = static_cast<int32_t>((int64_t{pod} * shape_.spine_up_ports + k) %
-                                        shape_.cores_per_group);
+    const auto g =
+        static_cast<int32_t>((int64_t{pod} * shape_.spine_up_ports + k) % shape_.cores_per_group);
     return SwitchIndex{(plane_partition * shape_.spines_per_pod + s) * shape_.cores_per_group + g};
   }
 
   // Uplinks per switch of a tier (kHostLeaf: NIC ports per host).
   [[nodiscard]] constexpr int32_t uplinks(LinkTier tier) const {
     switch (tier) {
-      case LinkTier::kHostLeaf: return nics_per_host() * planes();
-      case LinkTier::kLeafSpine: return shape_.leaf_up_ports;
-      case LinkTier::kSpineCore: return shape_.spine_up_ports;
-      default: return 0;
+      case LinkTier::kHostLeaf:
+        return nics_per_host() * planes();
+      case LinkTier::kLeafSpine:
+        return shape_.leaf_up_ports;
+      case LinkTier::kSpineCore:
+        return shape_.spine_up_ports;
+      default:
+        return 0;
     }
   }
 
@@ -259,8 +261,10 @@ class ClusterDescriptor {
   // GPU/NIC pair has its own PCIe Gen5 switch).
   [[nodiscard]] constexpr double capacity_gbps(LinkTier tier) const {
     switch (tier) {
-      case LinkTier::kNvlink: return spec_.nvlink_gbps;
-      default: return spec_.nic_gbps;
+      case LinkTier::kNvlink:
+        return spec_.nvlink_gbps;
+      default:
+        return spec_.nic_gbps;
     }
   }
   [[nodiscard]] constexpr Medium medium(LinkTier tier) const {
@@ -269,8 +273,10 @@ class ClusterDescriptor {
         return spec_.kind == Kind::kTorFatTree ? Medium::kCopper : Medium::kOptical;
       case LinkTier::kLeafSpine:
         return spec_.switch_layout == SwitchLayout::kVms ? Medium::kCopper : Medium::kOptical;
-      case LinkTier::kSpineCore: return Medium::kOptical;
-      default: return Medium::kInternal;
+      case LinkTier::kSpineCore:
+        return Medium::kOptical;
+      default:
+        return Medium::kInternal;
     }
   }
   [[nodiscard]] constexpr double cable_length_m(LinkTier tier) const {
@@ -313,8 +319,10 @@ class ClusterDescriptor {
     const uint32_t pod_a = fast_.sus_per_pod.div(su_a);
     const uint32_t pod_b = fast_.sus_per_pod.div(su_b);
     const int64_t sus_per_pod = shape_.sus_per_pod;
-    const int64_t idx_a = (su_a - int64_t{pod_a} * sus_per_pod) * fast_.leaves_per_su_in_pod + in_su_a;
-    const int64_t idx_b = (su_b - int64_t{pod_b} * sus_per_pod) * fast_.leaves_per_su_in_pod + in_su_b;
+    const int64_t idx_a =
+        (su_a - int64_t{pod_a} * sus_per_pod) * fast_.leaves_per_su_in_pod + in_su_a;
+    const int64_t idx_b =
+        (su_b - int64_t{pod_b} * sus_per_pod) * fast_.leaves_per_su_in_pod + in_su_b;
     const int64_t pairs = fast_.leaf_tier.pairs(idx_a, idx_b);
     if (pod_a == pod_b) return pairs;
     return pairs * fast_.core_tier.pairs(pod_a, pod_b);
@@ -362,15 +370,16 @@ class ClusterDescriptor {
   // round_robin_pairs() for one tier with the divisions done up front: members
   // m of a group send `per` cables each to `mod` targets starting at m*per mod mod.
   struct RoundRobinTier {
-    FastDivisor mod;            // number of targets
-    int64_t per_mod_mod = 0;    // per % mod: offsets step by this
-    int64_t rest = 0;           // r = per % mod
-    int64_t base = 0;           // mod*q^2 + 2*q*r with q = per / mod
+    FastDivisor mod;          // number of targets
+    int64_t per_mod_mod = 0;  // per % mod: offsets step by this
+    int64_t rest = 0;         // r = per % mod
+    int64_t base = 0;         // mod*q^2 + 2*q*r with q = per / mod
     [[nodiscard]] constexpr int64_t pairs(int64_t member_a, int64_t member_b) const {
       const int64_t m = mod.divisor();
       // Members and targets are both at most the radix (shape.hpp): |step| < 2^24.
       const int64_t step = (member_b - member_a) * per_mod_mod;
-      const auto folded = static_cast<int64_t>(mod.mod(static_cast<uint32_t>(step < 0 ? -step : step)));
+      const auto folded =
+          static_cast<int64_t>(mod.mod(static_cast<uint32_t>(step < 0 ? -step : step)));
       const int64_t d = step >= 0 || folded == 0 ? folded : m - folded;
       int64_t overlap = 0;
       if (rest > d) overlap += rest - d;
@@ -399,16 +408,25 @@ class ClusterDescriptor {
   static constexpr FastConstants make_fast_constants(const ClusterSpec& s, const ClosShape& c) {
     FastConstants f;
     f.hosts_per_su = FastDivisor(static_cast<uint32_t>(s.hosts_per_su));
-    f.hosts_per_leaf = FastDivisor(static_cast<uint32_t>(c.hosts_per_leaf > 0 ? c.hosts_per_leaf : 1));
+    f.hosts_per_leaf =
+        FastDivisor(static_cast<uint32_t>(c.hosts_per_leaf > 0 ? c.hosts_per_leaf : 1));
     f.sus_per_pod = FastDivisor(static_cast<uint32_t>(c.sus_per_pod > 0 ? c.sus_per_pod : 1));
     f.leaves_per_su_in_pod = s.kind == Kind::kRailOnly ? 1 : c.leaves_per_su;
     f.leaf_tier = make_tier(c.leaf_up_ports, c.spines_per_pod);
     f.core_tier = make_tier(c.spine_up_ports, c.cores_per_group);
     return f;
   }
+  // A static extent when the type fixes one, else the spec's run-time value.
+  template <int32_t Static>
+  [[nodiscard]] static constexpr int32_t extent(int32_t runtime) {
+    if constexpr (Static != kDynamic) return Static;
+    return runtime;
+  }
   [[nodiscard]] constexpr uint32_t su_index(uint32_t host) const {
-    if constexpr (E::kHostsPerSu != kDynamic) return host / static_cast<uint32_t>(E::kHostsPerSu);
-    else return fast_.hosts_per_su.div(host);
+    if constexpr (E::kHostsPerSu != kDynamic)
+      return host / static_cast<uint32_t>(E::kHostsPerSu);
+    else
+      return fast_.hosts_per_su.div(host);
   }
 
   ClusterSpec spec_;
@@ -443,8 +461,8 @@ template <class E = DynamicExtents>
   if (!r.ok()) return absl::InvalidArgumentError(describe_problem(spec, r));
   auto mismatch = [](std::string_view key, int32_t value, int32_t fixed) {
     return absl::InvalidArgumentError(str_cat(key, "=", value,
-                                                   ": does not match the compile-time extent ",
-                                                   fixed, " of this descriptor type"));
+                                              ": does not match the compile-time extent ", fixed,
+                                              " of this descriptor type"));
   };
   if (E::kGpusPerHost != kDynamic && spec.gpus_per_host != E::kGpusPerHost)
     return mismatch("gpus_per_host", spec.gpus_per_host, E::kGpusPerHost);

@@ -36,8 +36,8 @@
 
 #include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
-#include "railyard/topology/descriptor.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/topology/descriptor.hpp"
 
 namespace railyard::topology {
 
@@ -121,7 +121,8 @@ class Fabric {
   [[nodiscard]] std::vector<Path> paths(NodeId a, NodeId b,
                                         const FailureOverlay* failures = nullptr) const {
     std::vector<Path> out;
-    for_each_path(a, b, [&](const Path& p) { out.push_back(p); }, failures);
+    for_each_path(
+        a, b, [&](const Path& p) { out.push_back(p); }, failures);
     return out;
   }
 
@@ -278,8 +279,7 @@ inline Fabric materialize(const ClusterDescriptor<>& d) {
   const int64_t leaves = c.total_leaves();
   const int64_t spines = c.total_spines();
   const int64_t cores = c.total_cores();
-  const int64_t cables =
-      ports + hosts * gpus + ports + c.leaf_spine_links() + c.spine_core_links();
+  const int64_t cables = ports + hosts * gpus + ports + c.leaf_spine_links() + c.spine_core_links();
 
   FabricBuilder b;
   b.reserve(static_cast<size_t>(hosts * gpus + ports + domains + leaves + spines + cores),
@@ -293,7 +293,8 @@ inline Fabric materialize(const ClusterDescriptor<>& d) {
   for (int64_t h = 0; h < hosts; ++h)
     for (int64_t g = 0; g < gpus; ++g) b.add_node(NodeKind::kGpu, static_cast<int32_t>(h));
   for (int64_t h = 0; h < hosts; ++h)
-    for (int64_t p = 0; p < nics * planes; ++p) b.add_node(NodeKind::kNicPort, static_cast<int32_t>(h));
+    for (int64_t p = 0; p < nics * planes; ++p)
+      b.add_node(NodeKind::kNicPort, static_cast<int32_t>(h));
   for (int64_t i = 0; i < domains; ++i) b.add_node(NodeKind::kNvSwitch, static_cast<int32_t>(i));
   for (int64_t i = 0; i < leaves; ++i) b.add_node(NodeKind::kLeaf, static_cast<int32_t>(i));
   for (int64_t i = 0; i < spines; ++i) b.add_node(NodeKind::kSpine, static_cast<int32_t>(i));
@@ -356,12 +357,16 @@ inline std::string Fabric::node_name(NodeId n) const {
       const int32_t per_host = descriptor_->nics_per_host() * descriptor_->planes();
       const int32_t local = (n.value() - base_nic_) % per_host;
       return str_cat("host", owner, ".nic", local / descriptor_->planes(), ".p",
-                          local % descriptor_->planes());
+                     local % descriptor_->planes());
     }
-    case NodeKind::kNvSwitch: return str_cat("nvl", owner);
-    case NodeKind::kLeaf: return str_cat("leaf", owner);
-    case NodeKind::kSpine: return str_cat("spine", owner);
-    case NodeKind::kCore: return str_cat("core", owner);
+    case NodeKind::kNvSwitch:
+      return str_cat("nvl", owner);
+    case NodeKind::kLeaf:
+      return str_cat("leaf", owner);
+    case NodeKind::kSpine:
+      return str_cat("spine", owner);
+    case NodeKind::kCore:
+      return str_cat("core", owner);
   }
   return str_cat("node", n.value());
 }
@@ -421,8 +426,10 @@ inline Fabric::Meeting Fabric::meet(NodeId a, NodeId b, const FailureOverlay* fa
     std::sort(to.begin(), to.end());
     size_t w = 0;
     for (size_t i = 0; i < to.size(); ++i) {
-      if (w > 0 && to[w - 1].first == to[i].first) to[w - 1].second += to[i].second;
-      else to[w++] = to[i];
+      if (w > 0 && to[w - 1].first == to[i].first)
+        to[w - 1].second += to[i].second;
+      else
+        to[w++] = to[i];
     }
     to.resize(w);
   };

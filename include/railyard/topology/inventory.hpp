@@ -2,7 +2,8 @@
 // ports, links and cables per tier, transceivers, bisection bandwidth and
 // oversubscription, all from the descriptor's shape (closed form).
 //
-//   auto desc = railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024"));
+//   auto desc =
+//   railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024"));
 //   railyard::topology::Inventory inv = railyard::topology::inventory(*desc);
 //   inv.tier(railyard::topology::SwitchTier::kSpine).switches;   // 16
 //   inv.bisection_gbps;                                           // 204800
@@ -38,9 +39,9 @@ inline constexpr std::array<std::string_view, 3> kSwitchTierNames = {"leaf", "sp
 
 struct TierInventory {
   int64_t switches = 0;
-  int64_t ports_total = 0;   // switches * radix
-  int64_t ports_down = 0;    // ports towards hosts
-  int64_t ports_up = 0;      // ports towards the next tier
+  int64_t ports_total = 0;  // switches * radix
+  int64_t ports_down = 0;   // ports towards hosts
+  int64_t ports_up = 0;     // ports towards the next tier
   int64_t ports_free = 0;
   double oversubscription = 0;  // down:up capacity ratio, 0 if no uplinks
   [[nodiscard]] constexpr int64_t ports_used() const { return ports_down + ports_up; }
@@ -49,8 +50,8 @@ struct TierInventory {
 struct Inventory {
   int64_t hosts = 0;
   int64_t gpus = 0;
-  int64_t nics = 0;        // physical back-end NICs
-  int64_t nic_ports = 0;   // NIC ports (nics * planes)
+  int64_t nics = 0;       // physical back-end NICs
+  int64_t nic_ports = 0;  // NIC ports (nics * planes)
   int32_t rails = 0;
   int32_t planes = 0;
   int32_t sus = 0;
@@ -86,11 +87,14 @@ template <class E>
   const int32_t up = c.leaf_up_ports, spines = c.spines_per_pod;
   const int32_t spine_up = c.spine_up_ports, cores = c.cores_per_group;
   const bool along_tree = c.pods > 1 ? c.pods % 2 == 0 : c.sus % 2 == 0;
-  const bool even_wiring = (up == 0 || up % spines == 0) && (spine_up == 0 || spine_up % cores == 0);
+  const bool even_wiring =
+      (up == 0 || up % spines == 0) && (spine_up == 0 || spine_up % cores == 0);
   if (along_tree && even_wiring) {
     double cut = static_cast<double>(int64_t{s.hosts} * s.nics_per_host * s.planes) * gbps;
-    if (c.leaf_spine_links() > 0) cut = std::min(cut, static_cast<double>(c.leaf_spine_links()) * gbps);
-    if (c.spine_core_links() > 0) cut = std::min(cut, static_cast<double>(c.spine_core_links()) * gbps);
+    if (c.leaf_spine_links() > 0)
+      cut = std::min(cut, static_cast<double>(c.leaf_spine_links()) * gbps);
+    if (c.spine_core_links() > 0)
+      cut = std::min(cut, static_cast<double>(c.spine_core_links()) * gbps);
     return cut / 2;
   }
   // Plane 0, partition 0: leaves first, then its pods' spines, then its cores.
@@ -111,7 +115,8 @@ template <class E>
     if (per == 0) return;
     const int64_t start = member * per % mod;
     for (int32_t t = 0; t < std::min(per, mod); ++t)
-      cable(node, target_node(static_cast<int32_t>((start + t) % mod)), per / mod + (t < per % mod));
+      cable(node, target_node(static_cast<int32_t>((start + t) % mod)),
+            per / mod + (t < per % mod));
   };
   int32_t local = 0;
   for (int32_t leaf = 0; leaf < c.sus * c.leaves_per_su; ++leaf) {
@@ -119,7 +124,8 @@ template <class E>
     const int32_t node = kFirstLeaf + local++;
     const int32_t su = leaf / c.leaves_per_su;
     const bool tor = s.kind == Kind::kTorFatTree;
-    const int32_t first_host = su * s.hosts_per_su + (tor ? (leaf % c.leaves_per_su) * c.hosts_per_leaf : 0);
+    const int32_t first_host =
+        su * s.hosts_per_su + (tor ? (leaf % c.leaves_per_su) * c.hosts_per_leaf : 0);
     const int32_t ports_per_host = tor ? s.nics_per_host : 1;
     const int32_t in_a = std::clamp(split - first_host, 0, c.hosts_per_leaf);
     net.add_arc(kSource, node, static_cast<double>(in_a) * ports_per_host * gbps);

@@ -17,12 +17,11 @@
 #include "absl/status/statusor.h"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/shape.hpp"
-#include "railyard/core/strings.hpp"
 
 namespace railyard::topology {
-
 
 // Parses a spec string or preset name into a valid ClusterSpec. Errors name the
 // key and value: unknown key, missing required key, non-numeric, zero or negative,
@@ -42,10 +41,10 @@ namespace railyard::topology {
   if (!known_kind) {
     std::string names;
     for (const Preset& preset : kPresets) str_append(names, names.empty() ? "" : ", ", preset.name);
-    return absl::InvalidArgumentError(str_cat(
-        "'", reader.kind(),
-        "': unknown cluster kind or preset (kinds: rail_fat_tree, tor_fat_tree, rail_only; presets: ",
-        names, ")"));
+    return absl::InvalidArgumentError(str_cat("'", reader.kind(),
+                                              "': unknown cluster kind or preset (kinds: "
+                                              "rail_fat_tree, tor_fat_tree, rail_only; presets: ",
+                                              names, ")"));
   }
   constexpr int64_t kMaxHosts = 1 << 20;
   auto as32 = [](int64_t v) { return static_cast<int32_t>(v); };
@@ -67,7 +66,8 @@ namespace railyard::topology {
   RAILYARD_ASSIGN_OR_RETURN(int64_t sus_per_pod, reader.integer("sus_per_pod", 0, 1, kMaxHosts));
   s.sus_per_pod = as32(sus_per_pod);
   RAILYARD_ASSIGN_OR_RETURN(s.pod_oversub, reader.ratio("pod_oversub", Ratio{1, 1}));
-  RAILYARD_ASSIGN_OR_RETURN(int64_t scale_up, reader.integer("scale_up", s.gpus_per_host, 1, 1 << 20));
+  RAILYARD_ASSIGN_OR_RETURN(int64_t scale_up,
+                            reader.integer("scale_up", s.gpus_per_host, 1, 1 << 20));
   s.scale_up = as32(scale_up);
   RAILYARD_ASSIGN_OR_RETURN(int64_t nvlink, reader.integer("nvlink_gbps", 3600, 1, 1000000));
   s.nvlink_gbps = as32(nvlink);
@@ -75,10 +75,10 @@ namespace railyard::topology {
   s.planes = as32(planes);
   RAILYARD_ASSIGN_OR_RETURN(int layout, reader.choice("switch_layout", {"reference", "vms"}, 0));
   s.switch_layout = static_cast<SwitchLayout>(layout);
-  RAILYARD_RETURN_IF_ERROR(reader.finish(
-      {"hosts", "gpus_per_host", "nics_per_host", "nic_gbps", "hosts_per_su", "switch_radix",
-       "oversub", "tiers", "sus_per_pod", "pod_oversub", "scale_up", "nvlink_gbps", "planes",
-       "switch_layout"}));
+  RAILYARD_RETURN_IF_ERROR(
+      reader.finish({"hosts", "gpus_per_host", "nics_per_host", "nic_gbps", "hosts_per_su",
+                     "switch_radix", "oversub", "tiers", "sus_per_pod", "pod_oversub", "scale_up",
+                     "nvlink_gbps", "planes", "switch_layout"}));
   RAILYARD_RETURN_IF_ERROR(check_shape(s));
   return s;
 }

@@ -34,8 +34,8 @@
 
 #include "absl/status/status.h"
 #include "railyard/core/status.hpp"
-#include "railyard/topology/cluster_spec.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/topology/cluster_spec.hpp"
 
 namespace railyard::topology {
 
@@ -146,9 +146,9 @@ namespace detail {
   // A partition served by a single leaf needs no uplinks, so that leaf may use
   // every port for hosts (a rail-only cluster of one SU: one switch per rail).
   const bool one_leaf_per_partition =
-      c.sus == 1 && (s.kind == Kind::kRailOnly || s.nics_per_host == 1 ||
-                     (s.kind == Kind::kTorFatTree &&
-                      int64_t{s.hosts_per_su} * s.nics_per_host <= radix));
+      c.sus == 1 &&
+      (s.kind == Kind::kRailOnly || s.nics_per_host == 1 ||
+       (s.kind == Kind::kTorFatTree && int64_t{s.hosts_per_su} * s.nics_per_host <= radix));
   const int64_t leaf_down_max =
       one_leaf_per_partition ? radix : radix * s.oversub.down / (s.oversub.down + s.oversub.up);
   if (s.kind == Kind::kTorFatTree) {
@@ -172,22 +172,20 @@ namespace detail {
 
   const bool single_leaf = c.leaves_per_pod == 1 && c.pods == 1;
   if (single_leaf) return r;
-  c.leaf_up_ports = static_cast<int32_t>(ceil_div(int64_t{c.leaf_down_ports} * s.oversub.up,
-                                                  s.oversub.down));
+  c.leaf_up_ports =
+      static_cast<int32_t>(ceil_div(int64_t{c.leaf_down_ports} * s.oversub.up, s.oversub.down));
   const int64_t spine_down_max =
-      s.tiers == 2 ? radix
-                   : radix * s.pod_oversub.down / (s.pod_oversub.down + s.pod_oversub.up);
+      s.tiers == 2 ? radix : radix * s.pod_oversub.down / (s.pod_oversub.down + s.pod_oversub.up);
   const int64_t pod_uplinks = int64_t{c.leaves_per_pod} * c.leaf_up_ports;
   c.spines_per_pod = static_cast<int32_t>(ceil_div(pod_uplinks, spine_down_max));
   if (c.leaf_up_ports < c.spines_per_pod) return fail(ShapeProblem::kLeafCannotReachSpines);
   c.spine_down_ports = static_cast<int32_t>(ceil_div(pod_uplinks, c.spines_per_pod));
   if (c.pods > 1) {
-    c.spine_up_ports = static_cast<int32_t>(ceil_div(
-        int64_t{c.spine_down_ports} * s.pod_oversub.up, s.pod_oversub.down));
+    c.spine_up_ports = static_cast<int32_t>(
+        ceil_div(int64_t{c.spine_down_ports} * s.pod_oversub.up, s.pod_oversub.down));
     if (c.spine_down_ports + c.spine_up_ports > radix)
       return fail(ShapeProblem::kSpineRadixExceeded);
-    c.cores_per_group =
-        static_cast<int32_t>(ceil_div(int64_t{c.pods} * c.spine_up_ports, radix));
+    c.cores_per_group = static_cast<int32_t>(ceil_div(int64_t{c.pods} * c.spine_up_ports, radix));
     if (c.spine_up_ports < c.cores_per_group) return fail(ShapeProblem::kSpineCannotReachCores);
   }
   return r;
@@ -205,16 +203,16 @@ namespace detail {
       return str_cat("hosts=", s.hosts, ": not a multiple of hosts_per_su=", s.hosts_per_su);
     case ShapeProblem::kNicsGpusMismatch:
       return str_cat("nics_per_host=", s.nics_per_host,
-                          ": must divide or be a multiple of gpus_per_host=", s.gpus_per_host);
+                     ": must divide or be a multiple of gpus_per_host=", s.gpus_per_host);
     case ShapeProblem::kScaleUpNotMultipleOfHost:
-      return str_cat("scale_up=", s.scale_up, ": not a multiple of gpus_per_host=",
-                          s.gpus_per_host);
+      return str_cat("scale_up=", s.scale_up,
+                     ": not a multiple of gpus_per_host=", s.gpus_per_host);
     case ShapeProblem::kHostsNotMultipleOfDomain:
       return str_cat("hosts=", s.hosts, ": not a multiple of the ", c.hosts_per_domain,
-                          " hosts of one NVLink domain (scale_up=", s.scale_up, ")");
+                     " hosts of one NVLink domain (scale_up=", s.scale_up, ")");
     case ShapeProblem::kDomainStraddlesSu:
       return str_cat("scale_up=", s.scale_up, ": an NVLink domain of ", c.hosts_per_domain,
-                          " hosts would straddle SUs of hosts_per_su=", s.hosts_per_su);
+                     " hosts would straddle SUs of hosts_per_su=", s.hosts_per_su);
     case ShapeProblem::kSusPerPodMissing:
       return str_cat("sus_per_pod: required key is missing (tiers=3 needs sus_per_pod=N)");
     case ShapeProblem::kSusPerPodWithTwoTiers:
@@ -223,31 +221,31 @@ namespace detail {
       return str_cat("pod_oversub=", ratio(s.pod_oversub), ": only applies to tiers=3");
     case ShapeProblem::kSusNotMultipleOfPod:
       return str_cat("sus_per_pod=", s.sus_per_pod, ": the ", c.sus,
-                          " SUs are not a multiple of it");
+                     " SUs are not a multiple of it");
     case ShapeProblem::kSuExceedsLeafPorts:
-      return str_cat("hosts_per_su=", s.hosts_per_su, ": exceeds the ",
-                          c.sus == 1 && s.kind == Kind::kRailOnly
-                              ? int64_t{s.switch_radix}
-                              : int64_t{s.switch_radix} * s.oversub.down /
-                                    (s.oversub.down + s.oversub.up),
-                          " host ports of a leaf with switch_radix=", s.switch_radix,
-                          " and oversub=", ratio(s.oversub));
+      return str_cat(
+          "hosts_per_su=", s.hosts_per_su, ": exceeds the ",
+          c.sus == 1 && s.kind == Kind::kRailOnly
+              ? int64_t{s.switch_radix}
+              : int64_t{s.switch_radix} * s.oversub.down / (s.oversub.down + s.oversub.up),
+          " host ports of a leaf with switch_radix=", s.switch_radix,
+          " and oversub=", ratio(s.oversub));
     case ShapeProblem::kHostExceedsLeafPorts:
-      return str_cat("switch_radix=", s.switch_radix, ": a leaf cannot take the ",
-                          s.nics_per_host, " NICs of one host at oversub=", ratio(s.oversub));
+      return str_cat("switch_radix=", s.switch_radix, ": a leaf cannot take the ", s.nics_per_host,
+                     " NICs of one host at oversub=", ratio(s.oversub));
     case ShapeProblem::kLeafCannotReachSpines:
       return str_cat("switch_radix=", s.switch_radix, ": too small for this shape: a pod of ",
-                          c.leaves_per_pod, " leaves needs ", c.spines_per_pod,
-                          " spines but a leaf has only ", c.leaf_up_ports,
-                          " uplinks (use tiers=3, fewer sus_per_pod, or a larger radix)");
+                     c.leaves_per_pod, " leaves needs ", c.spines_per_pod,
+                     " spines but a leaf has only ", c.leaf_up_ports,
+                     " uplinks (use tiers=3, fewer sus_per_pod, or a larger radix)");
     case ShapeProblem::kSpineRadixExceeded:
       return str_cat("switch_radix=", s.switch_radix, ": a spine needs ", c.spine_down_ports,
-                          " down and ", c.spine_up_ports, " up ports");
+                     " down and ", c.spine_up_ports, " up ports");
     case ShapeProblem::kSpineCannotReachCores:
       return str_cat("switch_radix=", s.switch_radix, ": too small for this shape: ", c.pods,
-                          " pods need ", c.cores_per_group,
-                          " cores per spine group but a spine has only ", c.spine_up_ports,
-                          " uplinks (use more sus_per_pod or a larger radix)");
+                     " pods need ", c.cores_per_group,
+                     " cores per spine group but a spine has only ", c.spine_up_ports,
+                     " uplinks (use more sus_per_pod or a larger radix)");
   }
   return "unknown shape problem";
 }

@@ -1,7 +1,6 @@
 // Packaging check: a program outside the railyard tree that includes the
 // umbrella header and parses a preset cluster spec.
 #include <iostream>
-
 #include <railyard/railyard.hpp>
 
 int main() {
