@@ -141,7 +141,7 @@ TEST_CASE("fabric: builder makes arbitrary topologies with the same path rules")
   const NodeId l0 = b.add_node(NodeKind::kLeaf, 0);
   const NodeId l1 = b.add_node(NodeKind::kLeaf, 1);
   const NodeId s0 = b.add_node(NodeKind::kSpine, 0);
-  const NodeId s1 = b.add_node(NodeKind::kSpine, 1);
+  const NodeId s1 = b.add_named_node(NodeKind::kSpine, 1, "sw-core-a");
   b.add_cable(h0, l0, LinkTier::kHostLeaf, 100, 10, Medium::kCopper);
   b.add_cable(h1, l0, LinkTier::kHostLeaf, 100, 10, Medium::kCopper);
   b.add_cable(h2, l1, LinkTier::kHostLeaf, 100, 10, Medium::kCopper);
@@ -164,5 +164,6 @@ TEST_CASE("fabric: builder makes arbitrary topologies with the same path rules")
     for (size_t i = 1; i < p.view().size(); ++i)
       CHECK(f.dst(p.view()[i - 1]) == f.src(p.view()[i]));
   }
-  CHECK(f.node_name(s1) == "spine1");
+  CHECK(f.node_name(s1) == "sw-core-a");
+  CHECK(f.node_name(s0) == "spine0");  // unnamed nodes keep generated names
 }

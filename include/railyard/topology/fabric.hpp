@@ -92,8 +92,8 @@ class Fabric {
     return {out_links_.data() + b, e - b};
   }
 
-  // A readable, stable node name such as "host12.gpu3", "host12.nic3.p0",
-  // "leaf17", "spine3", "core0", "nvl5".
+  // The name a builder gave the node, else a readable, stable generated name
+  // such as "host12.gpu3", "host12.nic3.p0", "leaf17", "spine3", "core0", "nvl5".
   [[nodiscard]] std::string node_name(NodeId n) const;
 
   // Closed-form lookups; only for a Fabric built by materialize().
@@ -163,6 +163,7 @@ class Fabric {
   std::vector<Medium> link_medium_;
   std::vector<int32_t> out_begin_;
   std::vector<LinkId> out_links_;
+  std::vector<std::string> node_names_;  // empty unless a builder named nodes
 
   std::optional<ClusterDescriptor<>> descriptor_;
   int32_t base_nic_ = 0, base_nvswitch_ = 0, base_leaf_ = 0, base_spine_ = 0, base_core_ = 0;
@@ -229,7 +230,16 @@ class FabricBuilder {
     f_.node_kind_.push_back(kind);
     f_.node_level_.push_back(kLevel[static_cast<size_t>(kind)]);
     f_.node_owner_.push_back(owner);
+    if (!f_.node_names_.empty()) f_.node_names_.emplace_back();
     return NodeId{static_cast<int32_t>(f_.node_kind_.size() - 1)};
+  }
+  // A node with an explicit name (imported topologies keep their switch and
+  // host names); node_name() returns it.
+  NodeId add_named_node(NodeKind kind, int32_t owner, std::string name) {
+    if (f_.node_names_.empty()) f_.node_names_.resize(f_.node_kind_.size());
+    const NodeId id = add_node(kind, owner);
+    f_.node_names_.back() = std::move(name);
+    return id;
   }
   // A cable between `lower` and `upper`; returns the up link (lower -> upper).
   LinkId add_cable(NodeId lower, NodeId upper, LinkTier tier, double capacity_gbps,
@@ -346,6 +356,7 @@ Fabric materialize(const ClusterDescriptor<E>& d) {
 // ---- Fabric member definitions ----------------------------------------------
 
 inline std::string Fabric::node_name(NodeId n) const {
+  if (!node_names_.empty() && !node_names_[idx(n)].empty()) return node_names_[idx(n)];
   const int32_t owner = node_owner_[idx(n)];
   switch (kind(n)) {
     case NodeKind::kGpu: {
@@ -498,7 +509,8 @@ inline size_t Fabric::memory_bytes() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   return bytes(node_kind_) + bytes(node_level_) + bytes(node_owner_) + bytes(link_src_) +
          bytes(link_dst_) + bytes(link_capacity_gbps_) + bytes(link_latency_ns_) +
-         bytes(link_tier_) + bytes(link_medium_) + bytes(out_begin_) + bytes(out_links_);
+         bytes(link_tier_) + bytes(link_medium_) + bytes(out_begin_) + bytes(out_links_) +
+         bytes(node_names_);
 }
 
 }  // namespace railyard::topology
