@@ -236,8 +236,8 @@ class FabricBuilder {
   // A node with an explicit name (imported topologies keep their switch and
   // host names); node_name() returns it.
   NodeId add_named_node(NodeKind kind, int32_t owner, std::string name) {
-    if (f_.node_names_.empty()) f_.node_names_.resize(f_.node_kind_.size());
     const NodeId id = add_node(kind, owner);
+    f_.node_names_.resize(f_.node_kind_.size());  // first named node: names for all so far
     f_.node_names_.back() = std::move(name);
     return id;
   }
