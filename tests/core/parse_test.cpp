@@ -36,6 +36,8 @@ TEST_CASE("parse_ratio: down:up and bare numbers") {
   CHECK(*parse_ratio("oversub", "3") == railyard::Ratio{3, 1});
   CHECK(*parse_ratio("oversub", "3:2") == railyard::Ratio{3, 2});
   CHECK(parse_ratio("oversub", "7:1")->value() == doctest::Approx(7.0));
+  CHECK(*parse_ratio("oversub", "4:2") == railyard::Ratio{2, 1});  // lowest terms
+  CHECK(*parse_ratio("oversub", "2:2") == railyard::Ratio{1, 1});
   for (const char* bad : {"0", "0:1", "1:0", "2:", ":1", "a:b", "1:2", "2:1:1", "1001:1"})
     check_error(parse_ratio("oversub", bad).status(), "oversub", bad);
 }
@@ -55,6 +57,9 @@ TEST_CASE("parse_host_list: ranges, order kept, errors name the value") {
   check_error(parse_host_list("hosts", "a-b").status(), "hosts", "a-b");
   check_error(parse_host_list("hosts", "0-128", 128).status(), "hosts", "0-128");
   CHECK(parse_host_list("hosts", "0-127", 128).ok());
+  // A huge range is refused before it is expanded.
+  check_error(parse_host_list("hosts", "0-2000000000").status(), "hosts", "0-2000000000");
+  check_error(parse_host_list("hosts", "0-99,100-199", 150).status(), "hosts", "0-99,100-199");
 }
 
 TEST_CASE("format_host_list: round trip over random lists") {

@@ -33,10 +33,10 @@ inline std::vector<topology::ClusterSpec> random_valid_specs(int count, uint32_t
     s.gpus_per_host = gpus[gn];
     s.nics_per_host = nics[gn];
     s.scale_up = s.gpus_per_host * pick({1, 1, 2});
-    s.hosts_per_su = pick({1, 2, 3, 4, 6});
+    s.hosts_per_su = pick({1, 2, 3, 4, 6, 8, 12, 16});
     s.hosts = s.hosts_per_su * pick({1, 2, 3, 4, 6});
     if (s.hosts > max_hosts) continue;
-    s.switch_radix = pick({4, 6, 8, 12, 16, 24});
+    s.switch_radix = pick({2, 4, 6, 8, 12, 16, 24});
     const topology::ClusterSpec defaults;
     s.oversub =
         pick({0, 0, 1, 2}) == 0 ? defaults.oversub : (rng() % 2 ? Ratio{2, 1} : Ratio{3, 2});
@@ -44,7 +44,7 @@ inline std::vector<topology::ClusterSpec> random_valid_specs(int count, uint32_t
     s.switch_layout = rng() % 2 ? topology::SwitchLayout::kVms : topology::SwitchLayout::kReference;
     if (rng() % 3 == 0) {
       s.tiers = 3;
-      s.sus_per_pod = pick({1, 2, 3});
+      s.sus_per_pod = pick({1, 2, 3});  // one pod is rejected: exercises that check
       s.pod_oversub = rng() % 2 ? Ratio{1, 1} : Ratio{2, 1};
     }
     if (!topology::derive_shape(s).ok()) continue;

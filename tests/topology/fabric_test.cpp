@@ -167,3 +167,39 @@ TEST_CASE("fabric: builder makes arbitrary topologies with the same path rules")
   CHECK(f.node_name(s1) == "sw-core-a");
   CHECK(f.node_name(s0) == "spine0");  // unnamed nodes keep generated names
 }
+
+TEST_CASE("fabric: GPUs outnumbering NICs all reach the network") {
+  for (const char* text : {"rail_fat_tree:hosts=32,nics_per_host=4",
+                           "rail_fat_tree:hosts=32,nics_per_host=2,planes=2"}) {
+    CAPTURE(text);
+    auto cluster = make_cluster(text);
+    REQUIRE(cluster.ok());
+    const Fabric& f = cluster->fabric;
+    const auto& d = cluster->descriptor;
+    for (int32_t g = 0; g < d.gpus_per_host(); ++g) {
+      const NodeId gpu = f.gpu(HostId{5}, GpuIndex{g});
+      std::vector<NodeId> ports;
+      for (LinkId l : f.out_links(gpu))
+        if (f.tier(l) == LinkTier::kPcie) ports.push_back(f.dst(l));
+      REQUIRE(ports.size() == static_cast<size_t>(d.planes()));
+      for (int32_t p = 0; p < d.planes(); ++p)
+        CHECK(ports[static_cast<size_t>(p)] ==
+              f.nic_port({HostId{5}, d.nic_of_gpu(GpuIndex{g}), PlaneId{p}}));
+    }
+    // The closed-form link ids still land on the right cables.
+    const NicPort port{HostId{5}, NicIndex{1}, PlaneId{0}};
+    CHECK(f.src(f.host_uplink(port)) == f.nic_port(port));
+    CHECK(f.dst(f.host_uplink(port)) == f.leaf(d.leaf_of(port)));
+  }
+}
+
+TEST_CASE("fabric: paths between switches of an imported-style graph, none from GPUs") {
+  auto cluster = make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  const Fabric& f = cluster->fabric;
+  // Leaf to leaf: the leaf-spine paths only (16 spines x 2 x 2 cables).
+  CHECK(f.count_paths(f.leaf(SwitchIndex{0}), f.leaf(SwitchIndex{8})) == 64);
+  CHECK(f.paths(f.leaf(SwitchIndex{0}), f.leaf(SwitchIndex{8})).size() == 64);
+  CHECK(f.count_paths(f.gpu(HostId{0}, GpuIndex{0}), f.gpu(HostId{40}, GpuIndex{0})) == 0);
+  CHECK(f.count_paths(f.leaf(SwitchIndex{0}), f.nic_port({HostId{40}, NicIndex{0}})) == 0);
+}

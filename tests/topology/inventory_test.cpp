@@ -148,6 +148,7 @@ TEST_CASE("inventory: counts agree with the materialized fabric over many shapes
         CHECK(up[i] * s.pod_oversub.down >= down[i] * s.pod_oversub.up);
       }
     }
+    for (const TierInventory& ti : inv.tiers) CHECK(ti.ports_free >= 0);
     CHECK(ports_used[0] == inv.tier(SwitchTier::kLeaf).ports_used());
     CHECK(ports_used[1] == inv.tier(SwitchTier::kSpine).ports_used());
     CHECK(ports_used[2] == inv.tier(SwitchTier::kCore).ports_used());
@@ -210,4 +211,44 @@ TEST_CASE("inventory: bisection bandwidth equals the max flow across the half cu
   }
   CHECK(checked == 300);
   CHECK(uneven >= 10);  // the uneven-wiring (max flow) branch is exercised
+}
+
+// The classic k-ary fat tree (Al-Fares et al., SIGCOMM'08): k pods of k/2 edge
+// and k/2 aggregation switches, (k/2)^2 cores, k^3/4 hosts, 5k^2/4 switches,
+// full bisection. As a railyard spec: one NIC per host, k/2 hosts per SU (one
+// edge leaf each), k/2 SUs per pod, 3 tiers.
+TEST_CASE("inventory: the k-ary fat tree closed forms for every even k up to 64") {
+  for (int k = 4; k <= 64; k += 2) {
+    CAPTURE(k);
+    const int64_t hosts = int64_t{k} * k * k / 4;
+    const auto d = descriptor(str_cat("rail_fat_tree:hosts=", hosts,
+                                      ",gpus_per_host=1,nics_per_host=1,hosts_per_su=", k / 2,
+                                      ",switch_radix=", k, ",tiers=3,sus_per_pod=", k / 2));
+    const Inventory inv = inventory(d);
+    CHECK(d.pods() == k);
+    CHECK(inv.tier(SwitchTier::kLeaf).switches == int64_t{k} * k / 2);
+    CHECK(inv.tier(SwitchTier::kSpine).switches == int64_t{k} * k / 2);
+    CHECK(inv.tier(SwitchTier::kCore).switches == int64_t{k} * k / 4);
+    CHECK(inv.switches() == 5 * int64_t{k} * k / 4);
+    for (const TierInventory& ti : inv.tiers) CHECK(ti.ports_free == 0);
+    CHECK(inv.bisection_gbps == doctest::Approx(hosts * 400 / 2.0));
+    // Hosts in different pods: (k/2)^2 paths, one per core.
+    CHECK(d.path_count({HostId{0}, NicIndex{0}}, {HostId{static_cast<int32_t>(hosts - 1)},
+                                                  NicIndex{0}}) == int64_t{k} * k / 4);
+  }
+}
+
+// Regression: a one-SU ToR fabric of one-NIC hosts that needs several leaves must
+// still keep every switch within its radix (the lone-leaf allowance must not apply).
+TEST_CASE("inventory: a one-SU ToR cluster bigger than a switch") {
+  auto spec = parse_cluster(
+      "tor_fat_tree:hosts=16,nics_per_host=1,gpus_per_host=1,hosts_per_su=16,switch_radix=8");
+  REQUIRE(spec.ok());
+  const Inventory inv = inventory(*make_descriptor(*spec));
+  CHECK(inv.tier(SwitchTier::kLeaf).switches == 4);  // 4 hosts each, 4 uplinks
+  for (const TierInventory& ti : inv.tiers) CHECK(ti.ports_free >= 0);
+  CHECK_FALSE(
+      parse_cluster(
+          "tor_fat_tree:hosts=16,nics_per_host=1,gpus_per_host=1,hosts_per_su=16,switch_radix=6")
+          .ok());
 }

@@ -91,6 +91,7 @@ TEST_CASE("parse_cluster: every bad-input class names its key and value") {
       {"rail_fat_tree:hosts=64,pod_oversub=2:1", "pod_oversub=2:1"},
       {"rail_fat_tree:hosts=64,tiers=3", "sus_per_pod"},
       {"rail_fat_tree:hosts=96,tiers=3,sus_per_pod=2", "sus_per_pod=2"},
+      {"rail_fat_tree:hosts=128,tiers=3,sus_per_pod=4", "sus_per_pod=4"},  // one pod: tiers=2
       {"rail_fat_tree:hosts=16384,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=1",
        "switch_radix=128"},
       {"tor_fat_tree:hosts=64,switch_radix=8,nics_per_host=8,oversub=2:1", "switch_radix=8"},

@@ -17,6 +17,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -57,8 +58,8 @@ namespace railyard {
   return value;
 }
 
-// A down:up ratio such as "2:1", "3:2" or plain "2" (meaning 2:1). Both terms
-// positive and at most 1000.
+// A down:up ratio such as "2:1", "3:2" or plain "2" (meaning 2:1), reduced to
+// lowest terms. Both terms positive and at most 1000.
 struct Ratio {
   int32_t down = 1;
   int32_t up = 1;
@@ -80,15 +81,18 @@ struct Ratio {
   if (*down > 1000 || *up > 1000) return invalid_field(field, text, "ratio terms must be <= 1000");
   if (*down < *up)
     return invalid_field(field, text, "down:up below 1:1 is not oversubscription; use 1:1");
-  return Ratio{static_cast<int32_t>(*down), static_cast<int32_t>(*up)};
+  const int64_t g = std::gcd(*down, *up);  // 4:2 is 2:1
+  return Ratio{static_cast<int32_t>(*down / g), static_cast<int32_t>(*up / g)};
 }
 
 // Host lists: comma-separated ids and inclusive ranges, "0-15,32-47,60".
-// Ids must be < `limit` (pass the cluster's host count) and appear once.
+// Ids must be < `limit` (pass the cluster's host count; the default is the
+// largest cluster railyard accepts, 2^20 hosts) and appear once.
 // The result keeps the order written, which is what launchers expect.
-[[nodiscard]] inline absl::StatusOr<std::vector<int32_t>> parse_host_list(
-    std::string_view field, std::string_view text,
-    int64_t limit = std::numeric_limits<int32_t>::max()) {
+[[nodiscard]] inline absl::StatusOr<std::vector<int32_t>> parse_host_list(std::string_view field,
+                                                                          std::string_view text,
+                                                                          int64_t limit = int64_t{1}
+                                                                                          << 20) {
   if (text.empty()) return invalid_field(field, text, "empty host list");
   std::vector<int32_t> hosts;
   for (std::string_view item : split(text, ',')) {
@@ -103,6 +107,8 @@ struct Ratio {
     if (*last >= limit)
       return invalid_field(
           field, text, str_cat("host ", *last, " is out of range (cluster has ", limit, " hosts)"));
+    if (static_cast<int64_t>(hosts.size()) + (*last - *first + 1) > limit)
+      return invalid_field(field, text, str_cat("lists more than the ", limit, " hosts there are"));
     for (int64_t h = *first; h <= *last; ++h) hosts.push_back(static_cast<int32_t>(h));
   }
   std::vector<int32_t> sorted = hosts;
@@ -118,7 +124,7 @@ struct Ratio {
   std::string out;
   for (size_t i = 0; i < hosts.size();) {
     size_t j = i;
-    while (j + 1 < hosts.size() && hosts[j + 1] == hosts[j] + 1) ++j;
+    while (j + 1 < hosts.size() && int64_t{hosts[j + 1]} == int64_t{hosts[j]} + 1) ++j;
     if (!out.empty()) out += ',';
     str_append(out, hosts[i]);
     if (j > i) str_append(out, "-", hosts[j]);

@@ -112,8 +112,10 @@ class Fabric {
   // The links of a descriptor route between two NIC ports.
   [[nodiscard]] Path route_links(NicPort a, NicPort b, const Route& r) const;
 
-  // Up/down paths between two level-0 nodes, over links the overlay (if any)
-  // does not mark down. for_each_path calls f(const Path&) in a fixed order.
+  // Up/down paths between two NIC ports (or, in imported fabrics, any two nodes
+  // of the same level), over links the overlay (if any) does not mark down.
+  // GPUs have no path: they reach the network through their NIC port.
+  // for_each_path calls f(const Path&) in a fixed order.
   [[nodiscard]] int64_t count_paths(NodeId a, NodeId b,
                                     const FailureOverlay* failures = nullptr) const;
   template <class F>
@@ -289,7 +291,10 @@ inline Fabric materialize(const ClusterDescriptor<>& d) {
   const int64_t leaves = c.total_leaves();
   const int64_t spines = c.total_spines();
   const int64_t cores = c.total_cores();
-  const int64_t cables = ports + hosts * gpus + ports + c.leaf_spine_links() + c.spine_core_links();
+  // PCIe: one cable per (GPU, port of its NIC) when GPUs outnumber NICs, else one
+  // per NIC port to the GPU it serves.
+  const int64_t pcie = hosts * std::max(gpus, nics) * planes;
+  const int64_t cables = pcie + hosts * gpus + ports + c.leaf_spine_links() + c.spine_core_links();
 
   FabricBuilder b;
   b.reserve(static_cast<size_t>(hosts * gpus + ports + domains + leaves + spines + cores),
@@ -314,20 +319,28 @@ inline Fabric materialize(const ClusterDescriptor<>& d) {
     b.add_cable(lower, upper, tier, d.capacity_gbps(tier), d.latency_ns(tier), d.medium(tier));
   };
   // Cables in closed-form order: PCIe, NVLink, host-leaf, leaf-spine, spine-core.
-  for (int32_t h = 0; h < hosts; ++h)
-    for (int32_t n = 0; n < nics; ++n)
-      for (int32_t p = 0; p < planes; ++p) {
-        const GpuIndex g = d.gpu_of_nic(NicIndex{n});
-        add_tier(NodeId{static_cast<int32_t>(h * gpus + g.value())},
-                 NodeId{static_cast<int32_t>(f.base_nic_ + (h * nics + n) * planes + p)},
-                 LinkTier::kPcie);
-      }
-  f.cable_nvlink_ = static_cast<int32_t>(ports);
+  auto nic_port_node = [&](int64_t h, int64_t n, int64_t p) {
+    return NodeId{static_cast<int32_t>(f.base_nic_ + (h * nics + n) * planes + p)};
+  };
+  for (int32_t h = 0; h < hosts; ++h) {
+    if (gpus > nics) {
+      for (int32_t g = 0; g < gpus; ++g)
+        for (int32_t p = 0; p < planes; ++p)
+          add_tier(NodeId{static_cast<int32_t>(h * gpus + g)},
+                   nic_port_node(h, d.nic_of_gpu(GpuIndex{g}).value(), p), LinkTier::kPcie);
+    } else {
+      for (int32_t n = 0; n < nics; ++n)
+        for (int32_t p = 0; p < planes; ++p)
+          add_tier(NodeId{static_cast<int32_t>(h * gpus + d.gpu_of_nic(NicIndex{n}).value())},
+                   nic_port_node(h, n, p), LinkTier::kPcie);
+    }
+  }
+  f.cable_nvlink_ = static_cast<int32_t>(pcie);
   for (int32_t h = 0; h < hosts; ++h)
     for (int32_t g = 0; g < gpus; ++g)
       add_tier(NodeId{static_cast<int32_t>(h * gpus + g)},
                NodeId{f.base_nvswitch_ + d.domain_of(HostId{h})}, LinkTier::kNvlink);
-  f.cable_host_leaf_ = static_cast<int32_t>(ports + hosts * gpus);
+  f.cable_host_leaf_ = static_cast<int32_t>(pcie + hosts * gpus);
   for (int32_t h = 0; h < hosts; ++h)
     for (int32_t n = 0; n < nics; ++n)
       for (int32_t p = 0; p < planes; ++p)
@@ -422,8 +435,10 @@ inline bool Fabric::usable(LinkId l, const FailureOverlay* failures) const {
 
 inline Fabric::Meeting Fabric::meet(NodeId a, NodeId b, const FailureOverlay* failures) const {
   Meeting m;
-  m.up[0] = {{a.value(), 1}};
-  m.down[0] = {{b.value(), 1}};
+  const int start = level(a);
+  if (level(b) != start) return m;
+  m.up[static_cast<size_t>(start)] = {{a.value(), 1}};
+  m.down[static_cast<size_t>(start)] = {{b.value(), 1}};
   // Climb one level on both sides at a time; the up side needs the up link
   // usable, the down side needs the link that will be taken downwards usable.
   auto climb = [&](const Frontier& from, Frontier& to, bool downward) {
@@ -444,7 +459,7 @@ inline Fabric::Meeting Fabric::meet(NodeId a, NodeId b, const FailureOverlay* fa
     }
     to.resize(w);
   };
-  for (int lv = 1; lv <= kMaxLevel; ++lv) {
+  for (int lv = start + 1; lv <= kMaxLevel; ++lv) {
     climb(m.up[lv - 1], m.up[lv], false);
     climb(m.down[lv - 1], m.down[lv], true);
     for (auto [node, count] : m.up[lv])
@@ -473,8 +488,9 @@ void Fabric::for_each_path(NodeId a, NodeId b, F&& f, const FailureOverlay* fail
   if (m.level < 0) return;
   Path path;
   // Descend from `node` (at level lv) towards b through nodes that reach b.
+  const int bottom = level(b);
   auto descend = [&](auto& self, NodeId node, int lv) -> void {
-    if (lv == 0) {
+    if (lv == bottom) {
       if (node == b) f(static_cast<const Path&>(path));
       return;
     }
@@ -502,7 +518,7 @@ void Fabric::for_each_path(NodeId a, NodeId b, F&& f, const FailureOverlay* fail
       --path.hops;
     }
   };
-  climb(climb, a, 0);
+  climb(climb, a, level(a));
 }
 
 inline size_t Fabric::memory_bytes() const {

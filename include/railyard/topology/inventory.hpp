@@ -77,8 +77,9 @@ struct Inventory {
 
 // Max flow in Gb/s from hosts [0, hosts/2) to hosts [hosts/2, hosts) across the
 // network (see the bisection rule above). O(1) for evenly wired shapes cut along
-// the tree; otherwise a max flow on one plane/partition of the switch graph with
-// parallel cables merged (about 10^5 arcs for 131,072 GPUs).
+// the tree (every preset); otherwise a max flow on one plane/partition of the
+// switch graph with parallel cables merged: milliseconds for 10^5 arcs, seconds
+// for million-host shapes with an odd number of pods.
 template <class E>
 [[nodiscard]] double half_cut_gbps(const ClusterDescriptor<E>& d) {
   const ClusterSpec& s = d.spec();
@@ -86,19 +87,30 @@ template <class E>
   const double gbps = s.nic_gbps;
   const int32_t up = c.leaf_up_ports, spines = c.spines_per_pod;
   const int32_t spine_up = c.spine_up_ports, cores = c.cores_per_group;
-  const bool along_tree = c.pods > 1 ? c.pods % 2 == 0 : c.sus % 2 == 0;
+  // The cut follows the tree when the first half of the hosts is a union of whole
+  // pods (3 tiers) or whole leaf groups (2 tiers): no leaf (or pod) then has hosts
+  // on both sides, and with even wiring every switch splits its traffic evenly.
+  const int64_t hosts = s.hosts;
+  const int64_t split = hosts / 2;
+  const int64_t leaf_group =
+      s.kind == Kind::kTorFatTree ? int64_t{c.hosts_per_leaf} : int64_t{s.hosts_per_su};
+  const bool along_tree =
+      split > 0 && (c.pods > 1 ? split % (int64_t{s.hosts_per_su} * c.sus_per_pod) == 0
+                               : split % leaf_group == 0);
   const bool even_wiring =
       (up == 0 || up % spines == 0) && (spine_up == 0 || spine_up % cores == 0);
   if (along_tree && even_wiring) {
-    double cut = static_cast<double>(int64_t{s.hosts} * s.nics_per_host * s.planes) * gbps;
-    if (c.leaf_spine_links() > 0)
-      cut = std::min(cut, static_cast<double>(c.leaf_spine_links()) * gbps);
-    if (c.spine_core_links() > 0)
-      cut = std::min(cut, static_cast<double>(c.spine_core_links()) * gbps);
-    return cut / 2;
+    const int64_t ports_per_host = int64_t{s.nics_per_host} * s.planes;
+    int64_t cables = std::min(split, hosts - split) * ports_per_host;  // host injection
+    // Leaves and spines spread evenly over the hosts, so a side holds its share.
+    const int64_t leaves_a = c.total_leaves() * split / hosts;
+    const int64_t spines_a = c.total_spines() * split / hosts;
+    if (up > 0) cables = std::min(cables, std::min(leaves_a, c.total_leaves() - leaves_a) * up);
+    if (spine_up > 0)
+      cables = std::min(cables, std::min(spines_a, c.total_spines() - spines_a) * spine_up);
+    return static_cast<double>(cables) * gbps;
   }
   // Plane 0, partition 0: leaves first, then its pods' spines, then its cores.
-  const int32_t split = s.hosts / 2;
   const int32_t leaves = c.leaves_per_partition();
   const int32_t spine_nodes = c.pods * spines;
   constexpr int32_t kSource = 0, kSink = 1, kFirstLeaf = 2;
@@ -127,7 +139,8 @@ template <class E>
     const int32_t first_host =
         su * s.hosts_per_su + (tor ? (leaf % c.leaves_per_su) * c.hosts_per_leaf : 0);
     const int32_t ports_per_host = tor ? s.nics_per_host : 1;
-    const int32_t in_a = std::clamp(split - first_host, 0, c.hosts_per_leaf);
+    const int32_t in_a =
+        static_cast<int32_t>(std::clamp<int64_t>(split - first_host, 0, c.hosts_per_leaf));
     net.add_arc(kSource, node, static_cast<double>(in_a) * ports_per_host * gbps);
     net.add_arc(node, kSink, static_cast<double>(c.hosts_per_leaf - in_a) * ports_per_host * gbps);
     const int32_t pod = d.pod_of_leaf(SwitchIndex{leaf});

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "railyard/core/status.hpp"
@@ -83,6 +84,7 @@ struct ClosShape {
 // Why a spec has no valid shape. Each names the key a user must change.
 enum class ShapeProblem : uint8_t {
   kNone,
+  kOutOfRange,                // a field outside the range parse_cluster() accepts
   kHostsNotMultipleOfSu,      // hosts % hosts_per_su != 0
   kNicsGpusMismatch,          // neither of nics_per_host, gpus_per_host divides the other
   kScaleUpNotMultipleOfHost,  // scale_up % gpus_per_host != 0
@@ -92,10 +94,11 @@ enum class ShapeProblem : uint8_t {
   kSusPerPodWithTwoTiers,     // sus_per_pod given with tiers=2
   kPodOversubWithTwoTiers,    // pod_oversub given with tiers=2
   kSusNotMultipleOfPod,       // SUs % sus_per_pod != 0
+  kSinglePod,                 // tiers=3 but sus_per_pod covers every SU: no core is needed
   kSuExceedsLeafPorts,        // rail leaf: hosts_per_su > leaf down ports
   kHostExceedsLeafPorts,      // ToR leaf: one host's NICs exceed the leaf down ports
   kLeafCannotReachSpines,     // U < S: radix too small for the pod; use tiers=3 / smaller pods
-  kSpineRadixExceeded,        // spine down + up > radix
+  kSpineRadixExceeded,        // spine down + up > radix (a guard: the ceil/floor pair keeps it)
   kSpineCannotReachCores,     // Us < G: too many pods for the radix
 };
 
@@ -107,6 +110,49 @@ struct ShapeResult {
 
 namespace detail {
 [[nodiscard]] constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The first field outside the ranges parse_cluster() enforces, or "" if none
+// (descriptors built from a hand-written ClusterSpec go through this too).
+[[nodiscard]] constexpr std::string_view out_of_range_field(const ClusterSpec& s) {
+  if (s.hosts < 1 || s.hosts > (1 << 20)) return "hosts";
+  if (s.gpus_per_host < 1 || s.gpus_per_host > 64) return "gpus_per_host";
+  if (s.nics_per_host < 1 || s.nics_per_host > 64) return "nics_per_host";
+  if (s.nic_gbps < 1) return "nic_gbps";
+  if (s.hosts_per_su < 1) return "hosts_per_su";
+  if (s.switch_radix < 2 || s.switch_radix > 4096) return "switch_radix";
+  if (s.oversub.down < s.oversub.up || s.oversub.up < 1) return "oversub";
+  if (s.tiers < 2 || s.tiers > 3) return "tiers";
+  if (s.sus_per_pod < 0) return "sus_per_pod";
+  if (s.pod_oversub.down < s.pod_oversub.up || s.pod_oversub.up < 1) return "pod_oversub";
+  if (s.scale_up < 1) return "scale_up";
+  if (s.nvlink_gbps < 1) return "nvlink_gbps";
+  if (s.planes < 1 || s.planes > 16) return "planes";
+  return "";
+}
+
+// Whether each partition of the cluster is served by one leaf, which then needs
+// no uplinks and may give every port to hosts: one SU, and one leaf per SU and
+// partition (rail_only always; a rail fat tree with one NIC per host; a ToR
+// fat tree whose SU fits on one switch).
+[[nodiscard]] constexpr bool one_leaf_per_partition(const ClusterSpec& s) {
+  if (s.hosts != s.hosts_per_su) return false;
+  switch (s.kind) {
+    case Kind::kRailOnly:
+      return true;
+    case Kind::kRailFatTree:
+      return s.nics_per_host == 1;
+    case Kind::kTorFatTree:
+      return int64_t{s.hosts_per_su} * s.nics_per_host <= s.switch_radix;
+  }
+  return false;
+}
+
+// Ports a leaf may give to hosts: all of them for a lone leaf, else its share
+// of the radix at oversub d:u, floor(radix * d / (d + u)).
+[[nodiscard]] constexpr int64_t leaf_down_limit(const ClusterSpec& s) {
+  if (one_leaf_per_partition(s)) return s.switch_radix;
+  return int64_t{s.switch_radix} * s.oversub.down / (s.oversub.down + s.oversub.up);
+}
 }  // namespace detail
 
 // Derives the shape of `s`, or the first problem that prevents one. Field values
@@ -120,6 +166,7 @@ namespace detail {
     return r;
   };
   c.planes = s.planes;
+  if (!detail::out_of_range_field(s).empty()) return fail(ShapeProblem::kOutOfRange);
   if (s.hosts % s.hosts_per_su != 0) return fail(ShapeProblem::kHostsNotMultipleOfSu);
   if (s.nics_per_host % s.gpus_per_host != 0 && s.gpus_per_host % s.nics_per_host != 0)
     return fail(ShapeProblem::kNicsGpusMismatch);
@@ -140,21 +187,19 @@ namespace detail {
     if (c.sus % s.sus_per_pod != 0) return fail(ShapeProblem::kSusNotMultipleOfPod);
     c.sus_per_pod = s.sus_per_pod;
     c.pods = c.sus / s.sus_per_pod;
+    // One pod would leave every spine's pod_oversub share of ports for cores that
+    // do not exist; the same cluster is a 2-tier one.
+    if (c.pods == 1) return fail(ShapeProblem::kSinglePod);
   }
 
   const int64_t radix = s.switch_radix;
-  // A partition served by a single leaf needs no uplinks, so that leaf may use
-  // every port for hosts (a rail-only cluster of one SU: one switch per rail).
-  const bool one_leaf_per_partition =
-      c.sus == 1 &&
-      (s.kind == Kind::kRailOnly || s.nics_per_host == 1 ||
-       (s.kind == Kind::kTorFatTree && int64_t{s.hosts_per_su} * s.nics_per_host <= radix));
-  const int64_t leaf_down_max =
-      one_leaf_per_partition ? radix : radix * s.oversub.down / (s.oversub.down + s.oversub.up);
+  const int64_t leaf_down_max = detail::leaf_down_limit(s);
   if (s.kind == Kind::kTorFatTree) {
     if (s.nics_per_host > leaf_down_max) return fail(ShapeProblem::kHostExceedsLeafPorts);
     const int64_t fit = leaf_down_max / s.nics_per_host;
     int32_t per_leaf = 1;
+    // A prime hosts_per_su larger than `fit` ends with one host per leaf: valid,
+    // if wasteful; choose hosts_per_su with small divisors for ToR designs.
     for (int32_t d = 1; d <= s.hosts_per_su && d <= fit; ++d)
       if (s.hosts_per_su % d == 0) per_leaf = d;
     c.hosts_per_leaf = per_leaf;
@@ -199,6 +244,13 @@ namespace detail {
   switch (r.problem) {
     case ShapeProblem::kNone:
       return "ok";
+    case ShapeProblem::kOutOfRange: {
+      const std::string_view key = detail::out_of_range_field(s);
+      return str_cat(key, ": value out of range (parse_cluster() lists the valid ranges)");
+    }
+    case ShapeProblem::kSinglePod:
+      return str_cat("sus_per_pod=", s.sus_per_pod, ": covers all ", c.sus,
+                     " SUs, a single pod with no core tier; use tiers=2");
     case ShapeProblem::kHostsNotMultipleOfSu:
       return str_cat("hosts=", s.hosts, ": not a multiple of hosts_per_su=", s.hosts_per_su);
     case ShapeProblem::kNicsGpusMismatch:
@@ -223,13 +275,9 @@ namespace detail {
       return str_cat("sus_per_pod=", s.sus_per_pod, ": the ", c.sus,
                      " SUs are not a multiple of it");
     case ShapeProblem::kSuExceedsLeafPorts:
-      return str_cat(
-          "hosts_per_su=", s.hosts_per_su, ": exceeds the ",
-          c.sus == 1 && s.kind == Kind::kRailOnly
-              ? int64_t{s.switch_radix}
-              : int64_t{s.switch_radix} * s.oversub.down / (s.oversub.down + s.oversub.up),
-          " host ports of a leaf with switch_radix=", s.switch_radix,
-          " and oversub=", ratio(s.oversub));
+      return str_cat("hosts_per_su=", s.hosts_per_su, ": exceeds the ", detail::leaf_down_limit(s),
+                     " host ports of a leaf with switch_radix=", s.switch_radix,
+                     " and oversub=", ratio(s.oversub));
     case ShapeProblem::kHostExceedsLeafPorts:
       return str_cat("switch_radix=", s.switch_radix, ": a leaf cannot take the ", s.nics_per_host,
                      " NICs of one host at oversub=", ratio(s.oversub));
