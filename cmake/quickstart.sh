@@ -7,7 +7,9 @@
 #                                   ASan+UBSan (build-asan/)
 #
 # Missing Debian packages are installed when running as root; otherwise the
-# script names them and stops.
+# script names them and stops. In test mode, as root, it also tries to install
+# Slurm's controller and munge for the slurmctld check (tests/slurm); if that
+# fails the script goes on and those tests report themselves skipped.
 set -euo pipefail
 
 # The main job's subcommand. It becomes `plan` (the whole pipeline) once
@@ -16,6 +18,8 @@ RAILYARD_MAIN_JOB="describe"
 
 readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev librange-v3-dev)
 readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev)
+# Optional: slurmctld, scontrol and munged for tests/slurm.
+readonly SLURM_TEST_PACKAGES=(slurmctld slurm-client munge)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -58,6 +62,34 @@ ensure_packages() {
 }
 
 ensure_packages "${packages[@]}"
+
+# try_packages <pkg>...: like ensure_packages, but for optional packages: a
+# failed install, or not being root, only prints a note.
+try_packages() {
+  command -v dpkg-query >/dev/null 2>&1 || return 0
+  local missing=() pkg status
+  for pkg in "$@"; do
+    status="$(dpkg-query -W -f='${db:Status-Status}' "${pkg}" 2>/dev/null || true)"
+    [[ "${status}" == "installed" ]] || missing+=("${pkg}")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+
+  if [[ "$(id -u)" -eq 0 ]]; then
+    echo "quickstart: installing ${missing[*]} (optional, for the slurmctld check)"
+    if apt-get update && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y --no-install-recommends "${missing[@]}"; then
+      return 0
+    fi
+    echo "quickstart: could not install ${missing[*]}; the slurm tests will be skipped" >&2
+  else
+    echo "quickstart: ${missing[*]} not installed; the slurm tests will be skipped" \
+      "(sudo apt-get install ${missing[*]} to run them)" >&2
+  fi
+}
+
+if [[ "${mode}" == "test" ]]; then
+  try_packages "${SLURM_TEST_PACKAGES[@]}"
+fi
 
 # --- Build helpers ---------------------------------------------------------
 jobs="$(nproc 2>/dev/null || echo 2)"

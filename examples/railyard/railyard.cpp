@@ -24,8 +24,11 @@
 #include <array>
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <optional>
 #include <railyard/railyard.hpp>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +76,53 @@ ABSL_FLAG(std::string, cluster, std::string(railyard::topology::kDefaultCluster)
 ABSL_FLAG(bool, json, false,
           "print one JSON object on stdout instead of the text report. "
           "Example: railyard describe --json (or --json=true; --nojson turns it off)");
+ABSL_FLAG(std::string, format, "",
+          "export: the file format to write on stdout: nccl-xml (NCCL_TOPO_FILE for one host), "
+          "slurm-tree (topology.conf, topology/tree), slurm-block (topology.conf, topology/block), "
+          "slurm-yaml (topology.yaml, Slurm 25.05+), k8s-labels (node labels and a Kueue "
+          "Topology, YAML), k8s-label-script (kubectl label commands), csv (host,leaf,spine"
+          "[,core]). Example: railyard export --format slurm-tree > topology.conf");
+ABSL_FLAG(int32_t, host, 0,
+          "nccl-xml: the host whose topology file to write. Example: railyard export "
+          "--format nccl-xml --host 3");
+ABSL_FLAG(bool, vm, false,
+          "nccl-xml: write the skeleton NCCL needs inside a VM (CPU/NUMA nodes, PCIe switches "
+          "with bus ids in domain ffff, bare GPU/NIC functions). Example: --vm");
+ABSL_FLAG(std::string, gpu_busids, "",
+          "nccl-xml: the host's real GPU bus ids in GPU order, comma-separated, replacing the "
+          "generated ones. Example: --gpu-busids=0001:00:00.0,0002:00:00.0,...");
+ABSL_FLAG(std::string, nic_busids, "",
+          "nccl-xml: the host's real NIC bus ids in NIC order, comma-separated. "
+          "Example: --nic-busids=0101:00:00.0,...");
+ABSL_FLAG(bool, nccl_rail_plane, true,
+          "nccl-xml: write rail= and plane= on each <net> (NCCL >= 2.30; they must match "
+          "NCCL_IB_HCA name:port:rail:plane, or NCCL refuses the file). Example: "
+          "--nonccl-rail-plane");
+ABSL_FLAG(std::string, node_pattern, std::string(railyard::io::kDefaultNodePattern),
+          "slurm-*, k8s-*, csv: host names from a pattern with {host}, {su}, {pod}, {slot} "
+          "(host in its SU) and {domain}; {x:0N} zero-pads to at least N digits (more when "
+          "needed, so names sort in topology order). Example: --node-pattern "
+          "\"gpu-{su:02}-{slot:03}\"");
+ABSL_FLAG(bool, legacy_labels, false,
+          "k8s-labels: also write the older network.topology.nvidia.com/* keys. "
+          "Example: --legacy-labels");
+ABSL_FLAG(std::string, topology_conf, "",
+          "describe, export: read the cluster from a Slurm topology.conf (topology/tree) "
+          "instead of --cluster; link speeds from --host-gbps, --leaf-up-gbps, "
+          "--spine-up-gbps. Example: railyard describe --topology-conf /etc/slurm/topology.conf");
+ABSL_FLAG(std::string, topology_csv, "",
+          "describe, export: read the cluster from a CSV of host,leaf,spine[,core] rows "
+          "instead of --cluster. Example: railyard export --topology-csv dump.csv --format "
+          "slurm-tree");
+ABSL_FLAG(double, host_gbps, 400,
+          "with --topology-conf/--topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
+          "LinkSpeed). Example: --host-gbps 400");
+ABSL_FLAG(double, leaf_up_gbps, 400,
+          "with --topology-conf/--topology-csv: leaf-spine link speed in Gb/s. "
+          "Example: --leaf-up-gbps 400");
+ABSL_FLAG(double, spine_up_gbps, 400,
+          "with --topology-conf/--topology-csv: spine-core link speed in Gb/s. "
+          "Example: --spine-up-gbps 800");
 
 namespace {
 
@@ -83,7 +133,21 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 2> kFlagNames = {{{"cluster", "SPEC"}, {"json", ""}}};
+constexpr std::array<FlagName, 15> kFlagNames = {{{"cluster", "SPEC"},
+                                                  {"json", ""},
+                                                  {"format", "FORMAT"},
+                                                  {"host", "H"},
+                                                  {"vm", ""},
+                                                  {"gpu_busids", "LIST"},
+                                                  {"nic_busids", "LIST"},
+                                                  {"nccl_rail_plane", ""},
+                                                  {"node_pattern", "PATTERN"},
+                                                  {"legacy_labels", ""},
+                                                  {"topology_conf", "FILE"},
+                                                  {"topology_csv", "FILE"},
+                                                  {"host_gbps", "GBPS"},
+                                                  {"leaf_up_gbps", "GBPS"},
+                                                  {"spine_up_gbps", "GBPS"}}};
 
 struct Subcommand;
 
@@ -92,6 +156,7 @@ struct Subcommand;
 struct Invocation {
   const Subcommand* command = nullptr;
   std::vector<std::string> args;
+  std::vector<std::string> flags_used;  // canonical names given on the command line
 };
 
 // A subcommand's result: the complete stdout text, or an error status.
@@ -108,17 +173,39 @@ struct Subcommand {
 };
 
 Outcome run_describe(const Invocation& inv);
+Outcome run_export(const Invocation& inv);
 Outcome run_presets(const Invocation& inv);
 Outcome run_help(const Invocation& inv);
 
-constexpr std::array<std::string_view, 2> kDescribeFlags = {"cluster", "json"};
+constexpr std::array<std::string_view, 7> kDescribeFlags = {
+    "cluster",   "json",         "topology_conf", "topology_csv",
+    "host_gbps", "leaf_up_gbps", "spine_up_gbps"};
+constexpr std::array<std::string_view, 14> kExportFlags = {"cluster",
+                                                           "format",
+                                                           "host",
+                                                           "vm",
+                                                           "gpu_busids",
+                                                           "nic_busids",
+                                                           "nccl_rail_plane",
+                                                           "node_pattern",
+                                                           "legacy_labels",
+                                                           "topology_conf",
+                                                           "topology_csv",
+                                                           "host_gbps",
+                                                           "leaf_up_gbps",
+                                                           "spine_up_gbps"};
 constexpr std::array<std::string_view, 1> kPresetsFlags = {"json"};
 constexpr std::array<std::string_view, 0> kNoFlags = {};
 
-constexpr std::array<Subcommand, 3> kSubcommands = {{
-    {"describe", "[--cluster SPEC] [--json]",
+constexpr std::array<Subcommand, 4> kSubcommands = {{
+    {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
+    {"export",
+     "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE] "
+     "[--host H] [--vm] [--node-pattern P] [--legacy-labels]",
+     "files for other tools: NCCL topology XML, Slurm topology, Kubernetes labels, CSV",
+     kExportFlags, &run_export},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
     {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
@@ -189,8 +276,10 @@ void append_flag_help(std::string& out, std::string_view name) {
       absl::FindCommandLineFlag(absl::string_view(name.data(), name.size()));
   if (ours == nullptr || flag == nullptr) return;  // every name in kFlagNames is declared above
   const bool is_bool = flag->IsOfType<bool>();
+  std::string shown(name);  // flags are shown with hyphens, as users type them
+  std::replace(shown.begin(), shown.end(), '_', '-');
   railyard::str_append(
-      out, "  --", name, is_bool ? "" : "=", ours->metavar, "  (default: ",
+      out, "  --", shown, is_bool ? "" : "=", ours->metavar, "  (default: ",
       is_bool ? flag->DefaultValue() : railyard::str_cat("\"", flag->DefaultValue(), "\""), ")\n");
   append_wrapped(out, flag->Help(), 6, 80);
 }
@@ -250,17 +339,150 @@ absl::Status no_positional_args(const Invocation& inv) {
                                        "' (usage: ", subcommand_usage_line(sc), ")"));
 }
 
+// The cluster a subcommand works on: a descriptor from --cluster, or a tree and
+// Fabric read from --topology-conf / --topology-csv.
+struct Source {
+  std::optional<railyard::topology::ClusterDescriptor<>> descriptor;
+  std::optional<railyard::io::SwitchTree> tree;      // imported files only
+  std::optional<railyard::topology::Fabric> fabric;  // imported files only
+  std::string origin;                                // the flag it came from, for messages
+};
+
+absl::StatusOr<std::string> read_file(std::string_view flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return usage_error(railyard::str_cat("--", flag, "=", path, ": cannot open the file"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<Source> load_source(const Invocation& inv) {
+  const std::string conf = absl::GetFlag(FLAGS_topology_conf);
+  const std::string csv = absl::GetFlag(FLAGS_topology_csv);
+  const bool cluster_given =
+      std::find(inv.flags_used.begin(), inv.flags_used.end(), "cluster") != inv.flags_used.end();
+  if (static_cast<int>(!conf.empty()) + static_cast<int>(!csv.empty()) + cluster_given > 1)
+    return usage_error("give one of --cluster, --topology-conf, --topology-csv");
+  Source src;
+  if (conf.empty() && csv.empty()) {
+    src.origin = "--cluster";
+    auto spec = railyard::topology::parse_cluster(absl::GetFlag(FLAGS_cluster));
+    if (!spec.ok())
+      return usage_error(railyard::str_cat("--cluster: ", view(spec.status().message())));
+    auto desc = railyard::topology::make_descriptor(*spec);
+    if (!desc.ok())
+      return usage_error(railyard::str_cat("--cluster: ", view(desc.status().message())));
+    src.descriptor = *desc;
+    return src;
+  }
+  const railyard::io::LinkSpeeds speeds{absl::GetFlag(FLAGS_host_gbps),
+                                        absl::GetFlag(FLAGS_leaf_up_gbps),
+                                        absl::GetFlag(FLAGS_spine_up_gbps)};
+  for (auto [flag, value] :
+       {std::pair{"host_gbps", speeds.host_gbps}, std::pair{"leaf_up_gbps", speeds.leaf_up_gbps},
+        std::pair{"spine_up_gbps", speeds.spine_up_gbps}})
+    if (!(value > 0) || value > 1e7)
+      return usage_error(railyard::str_cat("--", flag, "=", value, ": must be a positive Gb/s"));
+  const std::string_view flag = conf.empty() ? "topology-csv" : "topology-conf";
+  src.origin = railyard::str_cat("--", flag, "=", conf.empty() ? csv : conf);
+  auto text = read_file(flag, conf.empty() ? csv : conf);
+  if (!text.ok()) return text.status();
+  auto tree = conf.empty() ? railyard::io::csv_topology_from_text(*text)
+                           : railyard::io::slurm_topology_from_conf(*text);
+  if (!tree.ok())
+    return usage_error(railyard::str_cat(src.origin, ": ", view(tree.status().message())));
+  auto fabric = railyard::io::fabric_from_tree(*tree, speeds);
+  if (!fabric.ok())
+    return usage_error(railyard::str_cat(src.origin, ": ", view(fabric.status().message())));
+  src.tree = std::move(*tree);
+  src.fabric = std::move(*fabric);
+  return src;
+}
+
 Outcome run_describe(const Invocation& inv) {
   if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
-  const std::string text = absl::GetFlag(FLAGS_cluster);
-  absl::StatusOr<railyard::topology::ClusterSpec> spec = railyard::topology::parse_cluster(text);
-  if (!spec.ok())
-    return usage_error(railyard::str_cat("--cluster: ", view(spec.status().message())));
-  auto desc = railyard::topology::make_descriptor(*spec);
-  if (!desc.ok())
-    return usage_error(railyard::str_cat("--cluster: ", view(desc.status().message())));
-  return absl::GetFlag(FLAGS_json) ? railyard::io::inventory_json(*desc, 2)
-                                   : railyard::io::inventory_text(*desc);
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const bool json = absl::GetFlag(FLAGS_json);
+  if (src->descriptor)
+    return json ? railyard::io::inventory_json(*src->descriptor, 2)
+                : railyard::io::inventory_text(*src->descriptor);
+  return json ? railyard::io::fabric_inventory_json(*src->fabric, 2)
+              : railyard::io::fabric_inventory_text(*src->fabric);
+}
+
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  if (!text.empty())
+    for (std::string_view part : railyard::split(text, ',')) out.emplace_back(part);
+  return out;
+}
+
+Outcome run_export(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  const std::string format = absl::GetFlag(FLAGS_format);
+  constexpr std::string_view kFormats =
+      "nccl-xml, slurm-tree, slurm-block, slurm-yaml, k8s-labels, k8s-label-script, csv";
+  if (format.empty())
+    return usage_error(railyard::str_cat("export: --format is required (one of ", kFormats, ")"));
+  const std::array<std::string_view, 7> known = {"nccl-xml",   "slurm-tree", "slurm-block",
+                                                 "slurm-yaml", "k8s-labels", "k8s-label-script",
+                                                 "csv"};
+  if (std::find(known.begin(), known.end(), format) == known.end())
+    return usage_error(
+        railyard::str_cat("--format=", format, ": unknown format (one of ", kFormats, ")"));
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  auto with_prefix = [&](std::string_view what, const absl::Status& status) {
+    return usage_error(railyard::str_cat(what, ": ", view(status.message())));
+  };
+  const bool needs_descriptor =
+      format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
+  if (needs_descriptor && !src->descriptor)
+    return usage_error(railyard::str_cat("--format=", format,
+                                         ": needs a cluster spec (--cluster), not ", src->origin));
+
+  if (format == "nccl-xml") {
+    railyard::io::NcclXmlOptions options;
+    options.host = absl::GetFlag(FLAGS_host);
+    options.vm = absl::GetFlag(FLAGS_vm);
+    options.rail_plane = absl::GetFlag(FLAGS_nccl_rail_plane);
+    options.gpu_busids = comma_list(absl::GetFlag(FLAGS_gpu_busids));
+    options.nic_busids = comma_list(absl::GetFlag(FLAGS_nic_busids));
+    auto xml = railyard::io::nccl_topology_xml(*src->descriptor, options);
+    if (!xml.ok()) return with_prefix("--format=nccl-xml", xml.status());
+    return *xml;
+  }
+
+  // The scheduler formats work on the switch tree: from the spec with host names
+  // from --node-pattern, or as read from the file.
+  railyard::io::SwitchTree tree;
+  if (src->descriptor) {
+    auto namer = railyard::io::NodeNamer::parse(absl::GetFlag(FLAGS_node_pattern));
+    if (!namer.ok()) return with_prefix("--node-pattern", namer.status());
+    auto built = railyard::io::switch_tree(*src->descriptor, *namer);
+    if (!built.ok()) return with_prefix("--node-pattern", built.status());
+    tree = std::move(*built);
+  } else {
+    tree = *src->tree;
+  }
+  if (format == "slurm-tree") return railyard::io::slurm_topology_conf(tree);
+  if (format == "slurm-block") return railyard::io::slurm_block_conf(tree, *src->descriptor);
+  if (format == "slurm-yaml") return railyard::io::slurm_topology_yaml(tree, *src->descriptor);
+  if (format == "csv") {
+    auto csv = railyard::io::csv_topology_from_tree(tree);
+    if (!csv.ok()) return with_prefix("--format=csv", csv.status());
+    return *csv;
+  }
+  railyard::io::K8sLabelOptions options;
+  options.legacy_labels = absl::GetFlag(FLAGS_legacy_labels);
+  const std::vector<std::string> domains = src->descriptor
+                                               ? railyard::io::nvlink_domain_names(*src->descriptor)
+                                               : std::vector<std::string>{};
+  auto out = format == "k8s-labels" ? railyard::io::k8s_labels_yaml(tree, domains, options)
+                                    : railyard::io::k8s_label_script(tree, domains, options);
+  if (!out.ok()) return with_prefix(railyard::str_cat("--format=", format), out.status());
+  return *out;
 }
 
 Outcome run_presets(const Invocation& inv) {
@@ -352,13 +574,20 @@ absl::StatusOr<CommandLine> parse_command_line(std::span<const std::string_view>
     const std::string_view body = arg.substr(2);
     const size_t eq = body.find('=');
     const bool has_value = eq != std::string_view::npos;
-    std::string_view name = body.substr(0, eq);
+    // --node-pattern and --node_pattern name the same flag.
+    std::string canonical(body.substr(0, eq));
+    std::replace(canonical.begin(), canonical.end(), '-', '_');
+    std::string_view name = canonical;
     const std::string_view value = has_value ? body.substr(eq + 1) : std::string_view();
 
     bool negated = false;
-    if (!is_our_flag(name) && name.substr(0, 2) == "no" && is_our_flag(name.substr(2))) {
-      negated = true;
-      name = name.substr(2);
+    if (!is_our_flag(name) && name.substr(0, 2) == "no") {
+      // --nojson, and for hyphenated flags also --no-legacy-labels.
+      const std::string_view rest = name.substr(name.substr(0, 3) == "no_" ? 3 : 2);
+      if (is_our_flag(rest)) {
+        negated = true;
+        name = rest;
+      }
     }
     absl::CommandLineFlag* flag =
         is_our_flag(name) ? absl::FindCommandLineFlag(absl::string_view(name.data(), name.size()))
@@ -450,6 +679,7 @@ int run(std::span<const std::string_view> args) {
   Invocation inv;
   inv.command = sc;
   inv.args.assign(cl->positionals.begin() + 1, cl->positionals.end());
+  inv.flags_used = cl->flags_used;
   return emit(sc->run(inv));
 }
 

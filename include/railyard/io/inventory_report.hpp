@@ -12,12 +12,15 @@
 // oversubscription.{leaf,spine}, host_injection_gbps, bisection_gbps.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <string>
 
 #include "railyard/core/strings.hpp"
 #include "railyard/io/json.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
+#include "railyard/topology/fabric.hpp"
 #include "railyard/topology/inventory.hpp"
 
 namespace railyard::io {
@@ -119,6 +122,73 @@ template <class E>
                                               c.cores_per_group, " cores of its group")
                                     : std::string(),
                "\n");
+  return out;
+}
+
+// The inventory of an explicit Fabric, for clusters read from files (Slurm
+// topology.conf, CSV): hosts, switches and links per tier, and the bisection
+// bandwidth by max flow. JSON keys: hosts, switches.{leaf,spine,core,total},
+// links.{host_leaf,leaf_spine,spine_core}, bisection_gbps.
+struct FabricCounts {
+  int64_t hosts = 0;
+  std::array<int64_t, 3> switches{};  // leaf, spine, core
+  std::array<int64_t, 3> links{};     // host_leaf, leaf_spine, spine_core (cables)
+  double bisection_gbps = 0;
+};
+
+[[nodiscard]] inline FabricCounts fabric_counts(const topology::Fabric& f) {
+  using topology::LinkTier;
+  using topology::NodeKind;
+  FabricCounts c;
+  for (int32_t v = 0; v < f.node_count(); ++v) {
+    const NodeKind k = f.kind(NodeId{v});
+    if (k == NodeKind::kNicPort) c.hosts = std::max<int64_t>(c.hosts, f.owner(NodeId{v}) + 1);
+    if (k == NodeKind::kLeaf) ++c.switches[0];
+    if (k == NodeKind::kSpine) ++c.switches[1];
+    if (k == NodeKind::kCore) ++c.switches[2];
+  }
+  for (int32_t l = 0; l < f.link_count(); l += 2) {
+    const LinkTier t = f.tier(LinkId{l});
+    if (t == LinkTier::kHostLeaf) ++c.links[0];
+    if (t == LinkTier::kLeafSpine) ++c.links[1];
+    if (t == LinkTier::kSpineCore) ++c.links[2];
+  }
+  c.bisection_gbps = topology::fabric_half_cut_gbps(f);
+  return c;
+}
+
+[[nodiscard]] inline std::string fabric_inventory_json(const topology::Fabric& f, int indent = 2) {
+  const FabricCounts c = fabric_counts(f);
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("hosts").value(c.hosts);
+  w.key("switches").begin_object();
+  for (size_t t = 0; t < 3; ++t) w.key(topology::kSwitchTierNames[t]).value(c.switches[t]);
+  w.key("total").value(c.switches[0] + c.switches[1] + c.switches[2]);
+  w.end_object();
+  w.key("links").begin_object();
+  w.key("host_leaf").value(c.links[0]);
+  w.key("leaf_spine").value(c.links[1]);
+  w.key("spine_core").value(c.links[2]);
+  w.end_object();
+  w.key("bisection_gbps").value(c.bisection_gbps);
+  w.end_object();
+  std::string out = std::move(w).str();
+  out += '\n';
+  return out;
+}
+
+[[nodiscard]] inline std::string fabric_inventory_text(const topology::Fabric& f) {
+  const FabricCounts c = fabric_counts(f);
+  std::string out;
+  str_append(out, "hosts     ", c.hosts, " (one NIC port each, as read from the file)\n");
+  str_append(out, "switches  ", c.switches[0], " leaf, ", c.switches[1], " spine, ", c.switches[2],
+             " core\n");
+  str_append(out, "links     host-leaf ", c.links[0], ", leaf-spine ", c.links[1], ", spine-core ",
+             c.links[2], "\n");
+  str_append(out, "bandwidth bisection ", c.bisection_gbps / 1000,
+             " Tb/s (one cable per switch pair at the given speeds: scheduler files carry no "
+             "cable counts)\n");
   return out;
 }
 

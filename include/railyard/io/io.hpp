@@ -1,11 +1,19 @@
 // railyard/io/io.hpp — umbrella header for the io layer: the JSON writer, the
-// inventory report, host naming and the scheduler's switch tree.
+// inventory report, host naming, the scheduler's switch tree, and the files other
+// tools read — NCCL topology XML, Slurm topology (tree, block, YAML; and import),
+// Kubernetes labels with a Kueue Topology, CSV topology dumps (import and export).
 //
 //   #include "railyard/io/io.hpp"
 //   std::string json = railyard::io::inventory_json(descriptor);
 #pragma once
 
+#include "railyard/io/csv_topology.hpp"
+#include "railyard/io/hostlist.hpp"
 #include "railyard/io/inventory_report.hpp"
 #include "railyard/io/json.hpp"
+#include "railyard/io/k8s_labels.hpp"
+#include "railyard/io/nccl_xml.hpp"
 #include "railyard/io/node_names.hpp"
+#include "railyard/io/slurm.hpp"
+#include "railyard/io/slurm_import.hpp"
 #include "railyard/io/switch_tree.hpp"

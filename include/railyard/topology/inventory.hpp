@@ -31,6 +31,7 @@
 
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/detail/max_flow.hpp"
+#include "railyard/topology/fabric.hpp"
 
 namespace railyard::topology {
 
@@ -199,6 +200,33 @@ template <class E>
   inv.host_injection_gbps = static_cast<double>(inv.nic_ports) * s.nic_gbps;
   inv.bisection_gbps = half_cut_gbps(d);
   return inv;
+}
+
+// Max flow in Gb/s from the NIC ports of hosts [0, hosts/2) to those of the
+// other half, over every network link of an explicit Fabric (imported
+// topologies have no descriptor to answer in closed form). Hosts are the
+// owners of NIC-port nodes.
+[[nodiscard]] inline double fabric_half_cut_gbps(const Fabric& f) {
+  int32_t hosts = 0;
+  for (int32_t v = 0; v < f.node_count(); ++v)
+    if (f.kind(NodeId{v}) == NodeKind::kNicPort) hosts = std::max(hosts, f.owner(NodeId{v}) + 1);
+  const int32_t split = hosts / 2;
+  const int32_t source = f.node_count(), sink = f.node_count() + 1;
+  detail::FlowNetwork net(f.node_count() + 2);
+  for (int32_t l = 0; l < f.link_count(); ++l) {
+    const LinkId id{l};
+    if (f.tier(id) == LinkTier::kPcie || f.tier(id) == LinkTier::kNvlink) continue;
+    net.add_arc(f.src(id).value(), f.dst(id).value(), f.capacity_gbps(id));
+  }
+  for (int32_t v = 0; v < f.node_count(); ++v) {
+    if (f.kind(NodeId{v}) != NodeKind::kNicPort) continue;
+    // Unbounded: the host-leaf links limit what a host sends.
+    if (f.owner(NodeId{v}) < split)
+      net.add_arc(source, v, 1e18);
+    else
+      net.add_arc(v, sink, 1e18);
+  }
+  return net.max_flow(source, sink);
 }
 
 }  // namespace railyard::topology
