@@ -38,16 +38,23 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo_root}"
 
 # --- Debian packages -------------------------------------------------------
+# missing_packages <pkg>...: prints, space-separated, those not installed.
+missing_packages() {
+  local pkg status out=()
+  for pkg in "$@"; do
+    status="$(dpkg-query -W -f='${db:Status-Status}' "${pkg}" 2>/dev/null || true)"
+    [[ "${status}" == "installed" ]] || out+=("${pkg}")
+  done
+  echo "${out[*]}"
+}
+
 ensure_packages() {
   if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "quickstart: dpkg-query not found; not checking for Debian packages" >&2
     return 0
   fi
-  local missing=() pkg status
-  for pkg in "$@"; do
-    status="$(dpkg-query -W -f='${db:Status-Status}' "${pkg}" 2>/dev/null || true)"
-    [[ "${status}" == "installed" ]] || missing+=("${pkg}")
-  done
+  local missing=()
+  read -r -a missing <<<"$(missing_packages "$@")"
   [[ ${#missing[@]} -eq 0 ]] && return 0
 
   if [[ "$(id -u)" -eq 0 ]]; then
@@ -67,11 +74,8 @@ ensure_packages "${packages[@]}"
 # failed install, or not being root, only prints a note.
 try_packages() {
   command -v dpkg-query >/dev/null 2>&1 || return 0
-  local missing=() pkg status
-  for pkg in "$@"; do
-    status="$(dpkg-query -W -f='${db:Status-Status}' "${pkg}" 2>/dev/null || true)"
-    [[ "${status}" == "installed" ]] || missing+=("${pkg}")
-  done
+  local missing=()
+  read -r -a missing <<<"$(missing_packages "$@")"
   [[ ${#missing[@]} -eq 0 ]] && return 0
 
   if [[ "$(id -u)" -eq 0 ]]; then

@@ -60,16 +60,6 @@ int64_t trailing_number(const std::string& name) {
   return std::stoll(name.substr(start));
 }
 
-bool same_tree(const io::SwitchTree& a, const io::SwitchTree& b) {
-  if (a.hosts != b.hosts || a.switches.size() != b.switches.size()) return false;
-  for (size_t i = 0; i < a.switches.size(); ++i) {
-    const auto &x = a.switches[i], &y = b.switches[i];
-    if (x.name != y.name || x.level != y.level || x.children != y.children || x.hosts != y.hosts)
-      return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 TEST_CASE("slurm: slurm-tree puts every host under the leaf the descriptor says") {
@@ -148,7 +138,7 @@ TEST_CASE("slurm: export -> import -> export is byte-identical on every preset")
       const std::string conf = io::slurm_topology_conf(*tree);
       const auto back = io::slurm_topology_from_conf(conf);
       REQUIRE_MESSAGE(back.ok(), message(back.status()));
-      CHECK(same_tree(*tree, *back));
+      CHECK((*tree == *back));
       CHECK(io::slurm_topology_conf(*back) == conf);
       CHECK(io::slurm_topology_conf(*tree) == conf);  // deterministic
     }
@@ -192,7 +182,7 @@ TEST_CASE("slurm: import reads uneven trees, comments, continuations, any key ca
   CHECK(canonical.find("SwitchName=core Switches=sp[0-1]\n") != std::string::npos);
   const auto again = io::slurm_topology_from_conf(canonical);
   REQUIRE(again.ok());
-  CHECK(same_tree(*tree, *again));
+  CHECK((*tree == *again));
   // The Fabric: lf1 has two uplinks (one per spine).
   const auto fabric = io::slurm_fabric_from_conf(conf, {.host_gbps = 200});
   REQUIRE(fabric.ok());

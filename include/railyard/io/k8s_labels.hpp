@@ -366,16 +366,23 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
   return k8s_labels_yaml(labeling, options);
 }
 
-// For a tree built from `d` (switch_tree(d, namer)): the NVLink domains come
-// from the descriptor. Fails when the tree's host count differs from d's.
+// The NVLink domain names of a tree built from `d` (switch_tree(d, namer));
+// fails when the tree's host count differs from d's.
+template <class E>
+[[nodiscard]] absl::StatusOr<std::vector<std::string>> domains_for_tree(
+    const SwitchTree& tree, const topology::ClusterDescriptor<E>& d) {
+  if (static_cast<int64_t>(tree.hosts.size()) != d.hosts())
+    return absl::InvalidArgumentError(
+        str_cat("switch tree has ", tree.hosts.size(), " hosts, the cluster ", d.hosts()));
+  return nvlink_domain_names(d);
+}
+
+// For a tree built from `d`: the NVLink domains come from the descriptor.
 template <class E>
 [[nodiscard]] absl::StatusOr<std::string> k8s_labels_yaml(const SwitchTree& tree,
                                                           const topology::ClusterDescriptor<E>& d,
                                                           const K8sLabelOptions& options = {}) {
-  if (static_cast<int64_t>(tree.hosts.size()) != d.hosts())
-    return absl::InvalidArgumentError(
-        str_cat("switch tree has ", tree.hosts.size(), " hosts, the cluster ", d.hosts()));
-  const std::vector<std::string> domains = nvlink_domain_names(d);
+  RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));
   return k8s_labels_yaml(tree, domains, options);
 }
 
@@ -391,10 +398,7 @@ template <class E>
 [[nodiscard]] absl::StatusOr<std::string> k8s_label_script(const SwitchTree& tree,
                                                            const topology::ClusterDescriptor<E>& d,
                                                            const K8sLabelOptions& options = {}) {
-  if (static_cast<int64_t>(tree.hosts.size()) != d.hosts())
-    return absl::InvalidArgumentError(
-        str_cat("switch tree has ", tree.hosts.size(), " hosts, the cluster ", d.hosts()));
-  const std::vector<std::string> domains = nvlink_domain_names(d);
+  RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));
   return k8s_label_script(tree, domains, options);
 }
 

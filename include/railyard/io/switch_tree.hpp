@@ -44,11 +44,13 @@ struct SwitchTree {
     int level = 1;                  // 1 = leaf level (holds hosts), then upwards
     std::vector<int32_t> children;  // indices into `switches` (one level down), ascending
     std::vector<int32_t> hosts;     // host indices (leaf level only), ascending
+    friend bool operator==(const Switch&, const Switch&) = default;
   };
   std::vector<std::string> hosts;  // host names, by host index
   std::vector<Switch> switches;    // by level, then in topology order
 
   [[nodiscard]] int top_level() const { return switches.empty() ? 0 : switches.back().level; }
+  friend bool operator==(const SwitchTree&, const SwitchTree&) = default;
 };
 
 namespace detail {
