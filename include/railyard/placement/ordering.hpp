@@ -1,0 +1,358 @@
+// railyard/placement/ordering.hpp — which GPU is rank r: rank orderings that keep
+// heavy traffic low in the fabric, and the traffic any ordering puts on each tier.
+//
+//   auto desc = railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024"));
+//   auto plan = railyard::placement::parse_plan("tp=8,pp=4,dp=4");
+//   std::vector<int32_t> hosts = {40, 41, 8, 9, 10, 11, 12, 13, 14, 15, 42, 43, 44, 45, 46, 47};
+//   auto ours = railyard::placement::order_ranks(*desc, *plan, hosts);
+//   auto naive = railyard::placement::naive_order(*desc, *plan, hosts);
+//   auto t = railyard::placement::traffic(*desc, *ours);
+//   t.bytes(railyard::placement::Tier::kSpine);   // bytes per step that cross a spine
+//   ours->plan.order_string();                    // the Megatron order that matches
+//
+// A placement is a launch order of the job's hosts plus a Megatron order string:
+// rank r runs on hosts[r / gpus_per_host], GPU r % gpus_per_host (what torchrun,
+// `mpirun --map-by seq` and Megatron do with a node list), and the order string
+// says which parallel coordinates rank r has. railyard chooses both:
+// * hosts grouped by pod, SU, leaf (ToR designs) and NVLink domain, biggest
+//   groups first, so consecutive ranks stay low in the tree and every
+//   data-parallel ring walks each SU once, in one pass (the hosts' given order is
+//   tried too, so railyard is never worse than the naive numbering);
+// * the order string that minimizes bytes per step above each tier —
+//   lexicographically: core first, then spine, then leaf (the user's order wins
+//   ties). TP is always innermost (it must stay inside an NVLink domain); the
+//   other dimensions are tried in every order when the job is small enough
+//   (world * orders <= 2^21) and, above that, heaviest-first plus the user's.
+//
+// Traffic model (per step; "bytes" are what ranks send): a group of dimension d
+// has the ranks that differ only in d. Ring dimensions (tp, cp, dp): member k sends
+// bytes(d) to member k+1 (mod n). EP: each member sends bytes(ep)/(n-1) to every
+// other. PP: stage k sends bytes(pp) to stages k-1 and k+1. A transfer's tier is
+// where its two GPUs meet: NVLink inside a host or NVLink domain; leaf inside an
+// SU (rail designs: NCCL's PXN forwards over NVLink to the GPU on the
+// destination's rail, so cross-rail traffic in an SU stays on one leaf; that
+// NVLink hop is counted in `pxn_bytes`) or under one ToR; spine inside a pod;
+// core across pods.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/placement/plan.hpp"
+#include "railyard/topology/descriptor.hpp"
+
+namespace railyard::placement {
+
+struct Device {
+  HostId host;
+  GpuIndex gpu;
+  friend constexpr bool operator==(const Device&, const Device&) = default;
+};
+
+// A job's hosts in launch order with the plan whose order string numbers ranks.
+struct JobPlacement {
+  ParallelPlan plan;
+  int32_t gpus_per_host = 0;
+  std::vector<HostId> hosts;  // node rank i runs on hosts[i]
+
+  [[nodiscard]] Device device(int64_t rank) const {
+    return {hosts[static_cast<size_t>(rank / gpus_per_host)],
+            GpuIndex{static_cast<int32_t>(rank % gpus_per_host)}};
+  }
+  [[nodiscard]] std::vector<Device> devices() const {
+    std::vector<Device> out;
+    out.reserve(static_cast<size_t>(plan.world()));
+    for (int64_t r = 0; r < plan.world(); ++r) out.push_back(device(r));
+    return out;
+  }
+};
+
+enum class Tier : uint8_t { kNvlink, kLeaf, kSpine, kCore };
+inline constexpr std::array<std::string_view, 4> kTierNames = {"nvlink", "leaf", "spine", "core"};
+
+struct TrafficReport {
+  std::array<double, 4> bytes_by_tier{};  // per step, by the highest tier a transfer uses
+  double pxn_bytes = 0;                   // NVLink forwarding of cross-rail, same-SU transfers
+  // Data-parallel rings (in dp-coordinate order, wrapping): how many hops of
+  // each ring change SU. A ring spanning k > 1 SUs crosses at least k times.
+  std::vector<int32_t> dp_ring_spine_crossings;
+  std::vector<int32_t> dp_ring_sus;  // SUs each ring spans
+  bool tp_within_domain = true;      // every TP group inside one NVLink domain
+
+  [[nodiscard]] double bytes(Tier t) const { return bytes_by_tier[static_cast<size_t>(t)]; }
+  // Bytes per step that leave the level below `t` (t and everything above it).
+  [[nodiscard]] double bytes_at_or_above(Tier t) const {
+    double sum = 0;
+    for (size_t i = static_cast<size_t>(t); i < bytes_by_tier.size(); ++i) sum += bytes_by_tier[i];
+    return sum;
+  }
+};
+
+// The tier where two GPUs meet (see the traffic model above).
+template <class E>
+[[nodiscard]] Tier meeting_tier(const topology::ClusterDescriptor<E>& d, Device a, Device b) {
+  if (a.host == b.host || d.domain_of(a.host) == d.domain_of(b.host)) return Tier::kNvlink;
+  if (d.kind() == topology::Kind::kTorFatTree) {
+    if (d.leaf_of(a.host, RailId{0}) == d.leaf_of(b.host, RailId{0})) return Tier::kLeaf;
+  } else if (d.su_of(a.host) == d.su_of(b.host)) {
+    return Tier::kLeaf;
+  }
+  return d.pod_of(a.host) == d.pod_of(b.host) ? Tier::kSpine : Tier::kCore;
+}
+
+// Traffic of an arbitrary rank -> device map (index = rank).
+template <class E>
+[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d, const ParallelPlan& plan,
+                                    absl::Span<const Device> device_of_rank) {
+  TrafficReport report;
+  auto send = [&](int64_t from, int64_t to, double bytes) {
+    const Device a = device_of_rank[static_cast<size_t>(from)];
+    const Device b = device_of_rank[static_cast<size_t>(to)];
+    const Tier t = meeting_tier(d, a, b);
+    report.bytes_by_tier[static_cast<size_t>(t)] += bytes;
+    if (t == Tier::kLeaf && d.kind() != topology::Kind::kTorFatTree &&
+        d.nic_of_gpu(a.gpu) != d.nic_of_gpu(b.gpu))
+      report.pxn_bytes += bytes;
+  };
+  const int64_t world = plan.world();
+  for (int di = 0; di < kDimCount; ++di) {
+    const auto dim = static_cast<Dim>(di);
+    const int64_t n = plan.size(dim);
+    if (n == 1) continue;
+    const int64_t stride = plan.stride(dim);
+    const double bytes = plan.bytes(dim);
+    // The first member of every group: ranks whose coordinate in `dim` is 0.
+    for (int64_t first = 0; first < world; ++first) {
+      if ((first / stride) % n != 0) continue;
+      auto member = [&](int64_t k) { return first + k * stride; };
+      switch (pattern_of(dim)) {
+        case Pattern::kRing:
+          for (int64_t k = 0; k < n; ++k) send(member(k), member((k + 1) % n), bytes);
+          break;
+        case Pattern::kAllToAll:
+          for (int64_t k = 0; k < n; ++k)
+            for (int64_t j = 0; j < n; ++j)
+              if (j != k) send(member(k), member(j), bytes / static_cast<double>(n - 1));
+          break;
+        case Pattern::kChain:
+          for (int64_t k = 0; k + 1 < n; ++k) {
+            send(member(k), member(k + 1), bytes);
+            send(member(k + 1), member(k), bytes);
+          }
+          break;
+      }
+      if (dim == Dim::kDp) {
+        int32_t crossings = 0;
+        std::vector<int32_t> sus;
+        for (int64_t k = 0; k < n; ++k) {
+          const HostId h = device_of_rank[static_cast<size_t>(member(k))].host;
+          const HostId next = device_of_rank[static_cast<size_t>(member((k + 1) % n))].host;
+          crossings += d.su_of(h) != d.su_of(next);
+          sus.push_back(d.su_of(h).value());
+        }
+        std::sort(sus.begin(), sus.end());
+        report.dp_ring_spine_crossings.push_back(crossings);
+        report.dp_ring_sus.push_back(
+            static_cast<int32_t>(std::unique(sus.begin(), sus.end()) - sus.begin()));
+      }
+      if (dim == Dim::kTp) {
+        const int32_t domain = d.domain_of(device_of_rank[static_cast<size_t>(first)].host);
+        for (int64_t k = 1; k < n; ++k)
+          if (d.domain_of(device_of_rank[static_cast<size_t>(member(k))].host) != domain)
+            report.tp_within_domain = false;
+      }
+    }
+  }
+  return report;
+}
+
+template <class E>
+[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d, const JobPlacement& p) {
+  const std::vector<Device> devices = p.devices();
+  return traffic(d, p.plan, devices);
+}
+
+// Checks a job against the cluster and its hosts: the plan's world equals the
+// GPUs of `hosts` (hosts ids in range, none twice; empty `hosts` means the first
+// world / gpus_per_host hosts, which must exist), and TP fits and divides an
+// NVLink domain. Returns the host list to use.
+template <class E>
+[[nodiscard]] absl::StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<E>& d,
+                                                            const ParallelPlan& plan,
+                                                            absl::Span<const int32_t> hosts) {
+  const int64_t gpus_per_host = d.gpus_per_host();
+  const int64_t world = plan.world();
+  const int64_t domain_gpus = int64_t{d.hosts_per_domain()} * gpus_per_host;
+  const int32_t tp = plan.size(Dim::kTp);
+  if (tp > domain_gpus)
+    return invalid_field("tp", str_cat(tp),
+                         str_cat("larger than the ", domain_gpus, "-GPU NVLink domain"));
+  if (domain_gpus % tp != 0)
+    return invalid_field("tp", str_cat(tp),
+                         str_cat("must divide the ", domain_gpus,
+                                 " GPUs of an NVLink domain, or TP groups would straddle domains"));
+  if (world % gpus_per_host != 0)
+    return invalid_field("job", plan.to_string(),
+                         str_cat(world, " ranks is not a whole number of ", gpus_per_host,
+                                 "-GPU hosts"));
+  std::vector<HostId> out;
+  if (hosts.empty()) {
+    if (world / gpus_per_host > d.hosts())
+      return invalid_field("job", plan.to_string(),
+                           str_cat(world, " GPUs is more than the cluster's ", d.gpus()));
+    for (int32_t h = 0; h < world / gpus_per_host; ++h) out.push_back(HostId{h});
+    return out;
+  }
+  if (static_cast<int64_t>(hosts.size()) * gpus_per_host != world)
+    return invalid_field("job", plan.to_string(),
+                         str_cat(world, " ranks but the ", hosts.size(), " hosts given hold ",
+                                 static_cast<int64_t>(hosts.size()) * gpus_per_host, " GPUs"));
+  std::vector<int32_t> sorted(hosts.begin(), hosts.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] < 0 || sorted[i] >= d.hosts())
+      return invalid_field("hosts", str_cat(sorted[i]),
+                           str_cat("out of range (the cluster has hosts 0..", d.hosts() - 1, ")"));
+    if (i > 0 && sorted[i] == sorted[i - 1])
+      return invalid_field("hosts", str_cat(sorted[i]), "listed twice");
+  }
+  for (int32_t h : hosts) out.push_back(HostId{h});
+  return out;
+}
+
+// Ranks numbered as the user asked: hosts in the order given (host-id order
+// when none are given), the plan's own order string.
+template <class E>
+[[nodiscard]] absl::StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<E>& d,
+                                                       const ParallelPlan& plan,
+                                                       absl::Span<const int32_t> hosts = {}) {
+  RAILYARD_ASSIGN_OR_RETURN(std::vector<HostId> list, job_hosts(d, plan, hosts));
+  return JobPlacement{plan, d.gpus_per_host(), std::move(list)};
+}
+
+namespace detail {
+// The job's hosts grouped by the fabric, biggest groups first at every level:
+// pods by how many of the job's hosts they hold, then SUs, then leaves (ToR
+// designs) and NVLink domains, then host id. Contiguous groups keep
+// consecutive ranks low in the tree; big groups first keep blocks of ranks
+// aligned with them when group sizes are uneven.
+template <class E>
+std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<E>& d,
+                                        std::vector<HostId> hosts) {
+  using Key = std::array<int32_t, 4>;  // pod, SU, leaf, domain
+  auto key = [&](HostId h) {
+    return Key{d.pod_of(h).value(), d.su_of(h).value(), d.leaf_of(h, RailId{0}).value(),
+               d.domain_of(h)};
+  };
+  // Job hosts under each prefix of the key (pod; pod+SU; ...).
+  std::vector<std::pair<Key, int32_t>> counts;
+  auto count_of = [&](Key k, int level) {
+    for (int i = level + 1; i < 4; ++i) k[static_cast<size_t>(i)] = -1;
+    auto it = std::lower_bound(counts.begin(), counts.end(), std::pair<Key, int32_t>{k, INT32_MIN});
+    return it != counts.end() && it->first == k ? it->second : 0;
+  };
+  for (HostId h : hosts)
+    for (int level = 0; level < 4; ++level) {
+      Key k = key(h);
+      for (int i = level + 1; i < 4; ++i) k[static_cast<size_t>(i)] = -1;
+      counts.push_back({k, 1});
+    }
+  std::sort(counts.begin(), counts.end());
+  size_t w = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (w > 0 && counts[w - 1].first == counts[i].first) ++counts[w - 1].second;
+    else counts[w++] = counts[i];
+  }
+  counts.resize(w);
+  std::sort(hosts.begin(), hosts.end(), [&](HostId a, HostId b) {
+    const Key ka = key(a), kb = key(b);
+    for (int level = 0; level < 4; ++level) {
+      if (ka[static_cast<size_t>(level)] == kb[static_cast<size_t>(level)]) continue;
+      const int32_t ca = count_of(ka, level), cb = count_of(kb, level);
+      if (ca != cb) return ca > cb;
+      return ka[static_cast<size_t>(level)] < kb[static_cast<size_t>(level)];
+    }
+    return a < b;
+  });
+  return hosts;
+}
+}  // namespace detail
+
+// The cost order_ranks() minimizes: bytes at core, then spine, then leaf,
+// compared lexicographically (lower is better).
+[[nodiscard]] inline std::array<double, 3> ordering_cost(const TrafficReport& t) {
+  return {t.bytes(Tier::kCore), t.bytes(Tier::kSpine), t.bytes(Tier::kLeaf)};
+}
+
+// railyard's ordering (see the header comment). Errors as job_hosts().
+template <class E>
+[[nodiscard]] absl::StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<E>& d,
+                                                       const ParallelPlan& plan,
+                                                       absl::Span<const int32_t> hosts = {}) {
+  RAILYARD_ASSIGN_OR_RETURN(const std::vector<HostId> given, job_hosts(d, plan, hosts));
+  const std::vector<HostId> grouped = detail::topology_host_order(d, given);
+  // Candidate order strings: TP first, then the other dimensions. Dimensions of
+  // size 1 do not change the numbering; they keep the user's relative order at
+  // the end, so equivalent candidates are not tried twice.
+  std::vector<Dim> active, inactive;
+  for (Dim dim : plan.order) {
+    if (dim == Dim::kTp) continue;
+    (plan.size(dim) > 1 ? active : inactive).push_back(dim);
+  }
+  auto make_order = [&](const std::vector<Dim>& middle) {
+    std::array<Dim, kDimCount> order{};
+    size_t i = 0;
+    order[i++] = Dim::kTp;
+    for (Dim dim : middle) order[i++] = dim;
+    for (Dim dim : inactive) order[i++] = dim;
+    return order;
+  };
+  std::vector<std::array<Dim, kDimCount>> candidates;
+  // The user's order (TP moved first) goes first so that it wins ties.
+  candidates.push_back(make_order(active));
+  if (plan.order != candidates.front()) candidates.push_back(plan.order);  // exactly the user's
+  int64_t permutations = 1;
+  for (size_t k = 2; k <= active.size(); ++k) permutations *= static_cast<int64_t>(k);
+  if (plan.world() * permutations <= (int64_t{1} << 21)) {
+    std::vector<Dim> perm = active;
+    std::sort(perm.begin(), perm.end());
+    do candidates.push_back(make_order(perm));
+    while (std::next_permutation(perm.begin(), perm.end()));
+  } else {
+    std::vector<Dim> heavy = active;
+    std::stable_sort(heavy.begin(), heavy.end(),
+                     [&](Dim a, Dim b) { return plan.bytes(a) > plan.bytes(b); });
+    candidates.push_back(make_order(heavy));
+  }
+
+  // Every candidate order string on the grouped host order, then on the order
+  // the hosts were given in (so the result is never worse than naive_order()).
+  JobPlacement best{plan, d.gpus_per_host(), grouped};
+  std::array<double, 3> best_cost{};
+  bool have_best = false;
+  for (const std::vector<HostId>* host_order : {&grouped, &given}) {
+    if (host_order == &given && given == grouped) break;
+    for (const auto& order : candidates) {
+      JobPlacement candidate{plan, d.gpus_per_host(), *host_order};
+      candidate.plan.order = order;
+      const std::array<double, 3> cost = ordering_cost(traffic(d, candidate));
+      if (!have_best || cost < best_cost) {
+        best = std::move(candidate);
+        best_cost = cost;
+        have_best = true;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace railyard::placement

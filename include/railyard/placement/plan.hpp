@@ -1,0 +1,174 @@
+// railyard/placement/plan.hpp — a job's parallelism plan: sizes of the five
+// parallel dimensions, the order that numbers ranks, and how many bytes each
+// dimension moves per training step.
+//
+//   auto plan = railyard::placement::parse_plan("tp=8,pp=4,dp=32");
+//   plan->world();                       // 1024 ranks
+//   plan->order_string();                // "tp-cp-ep-dp-pp" (Megatron default)
+//   plan->size(railyard::placement::Dim::kDp);  // 32
+//
+// Grammar: comma-separated `dim=N` for tp, cp, ep, dp, pp (absent = 1),
+// `order=a-b-c-d-e` (a permutation of the five names, first = fastest-varying,
+// Megatron's convention), and `<dim>_bytes=SIZE` (bytes one rank sends for that
+// dimension per step, e.g. tp_bytes=4GiB; dimensions without one keep the
+// defaults below). Errors name the key and the value.
+//
+// Rank numbering (Megatron): with order d0-d1-..., rank = c(d0) + n(d0)*(c(d1) +
+// n(d1)*(...)) where c is a rank's coordinate and n the dimension's size.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "railyard/core/parse.hpp"
+#include "railyard/core/spec.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/core/units.hpp"
+
+namespace railyard::placement {
+
+enum class Dim : uint8_t { kTp, kCp, kEp, kDp, kPp };
+inline constexpr int kDimCount = 5;
+inline constexpr std::array<std::string_view, kDimCount> kDimNames = {"tp", "cp", "ep", "dp",
+                                                                      "pp"};
+[[nodiscard]] constexpr std::string_view to_string(Dim d) {
+  return kDimNames[static_cast<size_t>(d)];
+}
+
+// How a dimension's group exchanges its bytes (for the traffic model).
+enum class Pattern : uint8_t {
+  kRing,      // tp, cp, dp: ring collectives; each member sends to its successor
+  kAllToAll,  // ep: each member sends an equal share to every other member
+  kChain,     // pp: stage k sends to stages k-1 and k+1
+};
+[[nodiscard]] constexpr Pattern pattern_of(Dim d) {
+  switch (d) {
+    case Dim::kEp: return Pattern::kAllToAll;
+    case Dim::kPp: return Pattern::kChain;
+    default: return Pattern::kRing;
+  }
+}
+
+// Default bytes per rank per step when a plan gives none: the order of
+// magnitude for a dense ~70B-parameter transformer step (bf16), so that the
+// ranking of dimensions is right even when the absolute values are not yours:
+// TP all-reduces activations in every layer (heaviest, ~8 GiB), CP exchanges
+// key/value blocks (~2 GiB), EP dispatches and combines tokens (~2 GiB), DP
+// all-reduces its gradient shard once per step (~1 GiB), PP passes one boundary
+// activation per micro-batch (~256 MiB). Give <dim>_bytes to use real numbers.
+inline constexpr std::array<double, kDimCount> kDefaultBytesPerStep = {
+    8.0 * kGiB, 2.0 * kGiB, 2.0 * kGiB, 1.0 * kGiB, 0.25 * kGiB};
+
+struct ParallelPlan {
+  std::array<int32_t, kDimCount> sizes{1, 1, 1, 1, 1};     // by Dim
+  std::array<Dim, kDimCount> order{Dim::kTp, Dim::kCp, Dim::kEp, Dim::kDp, Dim::kPp};
+  std::array<double, kDimCount> bytes_per_step = kDefaultBytesPerStep;  // by Dim
+  bool bytes_given = false;  // any <dim>_bytes key present
+
+  [[nodiscard]] constexpr int32_t size(Dim d) const { return sizes[static_cast<size_t>(d)]; }
+  [[nodiscard]] constexpr double bytes(Dim d) const {
+    return bytes_per_step[static_cast<size_t>(d)];
+  }
+  [[nodiscard]] constexpr int64_t world() const {
+    int64_t w = 1;
+    for (int32_t s : sizes) w *= s;
+    return w;
+  }
+  // "tp-cp-ep-dp-pp" for the order.
+  [[nodiscard]] std::string order_string() const {
+    std::string out;
+    for (Dim d : order) str_append(out, out.empty() ? "" : "-", placement::to_string(d));
+    return out;
+  }
+  // The canonical plan text; parse_plan(to_string()) gives the same plan.
+  [[nodiscard]] std::string to_string() const {
+    std::string out;
+    for (int d = 0; d < kDimCount; ++d) str_append(out, d ? "," : "", kDimNames[d], "=", sizes[d]);
+    str_append(out, ",order=", order_string());
+    if (bytes_given)
+      for (int d = 0; d < kDimCount; ++d)
+        str_append(out, ",", kDimNames[d], "_bytes=", static_cast<uint64_t>(bytes_per_step[d]));
+    return out;
+  }
+  // Coordinates of `rank` under the order (by Dim).
+  [[nodiscard]] constexpr std::array<int32_t, kDimCount> coords(int64_t rank) const {
+    std::array<int32_t, kDimCount> c{};
+    for (Dim d : order) {
+      const int32_t n = size(d);
+      c[static_cast<size_t>(d)] = static_cast<int32_t>(rank % n);
+      rank /= n;
+    }
+    return c;
+  }
+  // The rank with coordinates `c` (inverse of coords()).
+  [[nodiscard]] constexpr int64_t rank_of(const std::array<int32_t, kDimCount>& c) const {
+    int64_t rank = 0;
+    for (int i = kDimCount - 1; i >= 0; --i) {
+      const Dim d = order[static_cast<size_t>(i)];
+      rank = rank * size(d) + c[static_cast<size_t>(d)];
+    }
+    return rank;
+  }
+  // Rank distance between consecutive members of a group of `d`.
+  [[nodiscard]] constexpr int64_t stride(Dim d) const {
+    int64_t s = 1;
+    for (Dim e : order) {
+      if (e == d) return s;
+      s *= size(e);
+    }
+    return s;
+  }
+};
+
+// Parses an order string "tp-cp-ep-dp-pp": a permutation of the five names.
+[[nodiscard]] inline absl::StatusOr<std::array<Dim, kDimCount>> parse_order(std::string_view text) {
+  std::array<Dim, kDimCount> order{};
+  std::array<bool, kDimCount> seen{};
+  const auto parts = split(text, '-');
+  if (parts.size() != kDimCount)
+    return invalid_field("order", text, "must name each of tp, cp, ep, dp, pp once, e.g. tp-cp-ep-dp-pp");
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int found = -1;
+    for (int d = 0; d < kDimCount; ++d)
+      if (parts[i] == kDimNames[static_cast<size_t>(d)]) found = d;
+    if (found < 0)
+      return invalid_field("order", text, str_cat("unknown dimension '", parts[i], "'"));
+    if (seen[static_cast<size_t>(found)])
+      return invalid_field("order", text, str_cat("dimension '", parts[i], "' appears twice"));
+    seen[static_cast<size_t>(found)] = true;
+    order[i] = static_cast<Dim>(found);
+  }
+  return order;
+}
+
+// Parses a plan (grammar above). Sizes 1..2^20, world at most 2^24.
+[[nodiscard]] inline absl::StatusOr<ParallelPlan> parse_plan(std::string_view text) {
+  if (text.empty()) return invalid_field("job", text, "empty plan; e.g. tp=8,pp=4,dp=32");
+  RAILYARD_ASSIGN_OR_RETURN(SpecReader reader, SpecReader::parse(str_cat("job:", text)));
+  ParallelPlan plan;
+  for (int d = 0; d < kDimCount; ++d) {
+    RAILYARD_ASSIGN_OR_RETURN(int64_t n, reader.integer(kDimNames[static_cast<size_t>(d)], 1, 1,
+                                                        int64_t{1} << 20));
+    plan.sizes[static_cast<size_t>(d)] = static_cast<int32_t>(n);
+    const std::string key = str_cat(kDimNames[static_cast<size_t>(d)], "_bytes");
+    if (reader.has(key)) {
+      RAILYARD_ASSIGN_OR_RETURN(uint64_t bytes, parse_size(key, reader.text(key)));
+      plan.bytes_per_step[static_cast<size_t>(d)] = static_cast<double>(bytes);
+      plan.bytes_given = true;
+    }
+  }
+  if (reader.has("order")) {
+    RAILYARD_ASSIGN_OR_RETURN(plan.order, parse_order(reader.text("order")));
+  }
+  RAILYARD_RETURN_IF_ERROR(reader.finish({"tp", "cp", "ep", "dp", "pp", "order", "tp_bytes",
+                                          "cp_bytes", "ep_bytes", "dp_bytes", "pp_bytes"}));
+  if (plan.world() > (int64_t{1} << 24))
+    return invalid_field("job", text, str_cat("world of ", plan.world(), " ranks is too large"));
+  return plan;
+}
+
+}  // namespace railyard::placement
