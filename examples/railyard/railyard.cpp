@@ -114,6 +114,16 @@ ABSL_FLAG(std::string, topology_csv, "",
           "describe, export: read the cluster from a CSV of host,leaf,spine[,core] rows "
           "instead of --cluster. Example: railyard export --topology-csv dump.csv --format "
           "slurm-tree");
+ABSL_FLAG(std::string, job, "",
+          "order: the job's parallelism plan: tp, cp, ep, dp, pp sizes (product = GPUs), "
+          "optional order=tp-cp-ep-dp-pp (Megatron, first = fastest) and <dim>_bytes=SIZE "
+          "(bytes per rank per step). Example: --job tp=8,pp=4,dp=32");
+ABSL_FLAG(std::string, hosts, "",
+          "order: the hosts the job was given (ids, ranges), in the order a launcher would use "
+          "them; default the first hosts of the cluster. Example: --hosts 0-15,32-47");
+ABSL_FLAG(std::string, order, "railyard",
+          "order: which numbering to print: railyard (grouped hosts, best order string) or "
+          "naive (hosts as given, the plan's order string). Example: --order naive");
 ABSL_FLAG(double, host_gbps, 400,
           "with --topology-conf/--topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
           "LinkSpeed). Example: --host-gbps 400");
@@ -133,7 +143,10 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 15> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 18> kFlagNames = {{{"cluster", "SPEC"},
+                                                  {"job", "PLAN"},
+                                                  {"hosts", "LIST"},
+                                                  {"order", "railyard|naive"},
                                                   {"json", ""},
                                                   {"format", "FORMAT"},
                                                   {"host", "H"},
@@ -174,6 +187,7 @@ struct Subcommand {
 
 Outcome run_describe(const Invocation& inv);
 Outcome run_export(const Invocation& inv);
+Outcome run_order(const Invocation& inv);
 Outcome run_presets(const Invocation& inv);
 Outcome run_help(const Invocation& inv);
 
@@ -197,7 +211,10 @@ constexpr std::array<std::string_view, 14> kExportFlags = {"cluster",
 constexpr std::array<std::string_view, 1> kPresetsFlags = {"json"};
 constexpr std::array<std::string_view, 0> kNoFlags = {};
 
-constexpr std::array<Subcommand, 4> kSubcommands = {{
+constexpr std::array<std::string_view, 5> kOrderFlags = {"cluster", "job", "hosts", "order",
+                                                         "json"};
+
+constexpr std::array<Subcommand, 5> kSubcommands = {{
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
@@ -206,6 +223,9 @@ constexpr std::array<Subcommand, 4> kSubcommands = {{
      "[--host H] [--vm] [--node-pattern P] [--legacy-labels]",
      "files for other tools: NCCL topology XML, Slurm topology, Kubernetes labels, CSV",
      kExportFlags, &run_export},
+    {"order", "--job PLAN [--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--json]",
+     "which GPU is rank r: railyard's numbering, its traffic per tier vs the naive one",
+     kOrderFlags, &run_order},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
     {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
@@ -483,6 +503,33 @@ Outcome run_export(const Invocation& inv) {
                                     : railyard::io::k8s_label_script(tree, domains, options);
   if (!out.ok()) return with_prefix(railyard::str_cat("--format=", format), out.status());
   return *out;
+}
+
+Outcome run_order(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
+  const std::string job = absl::GetFlag(FLAGS_job);
+  if (job.empty()) return usage_error("order: --job is required (e.g. --job tp=8,pp=4,dp=32)");
+  auto plan = railyard::placement::parse_plan(job);
+  if (!plan.ok()) return usage_error(railyard::str_cat("--job: ", view(plan.status().message())));
+  std::vector<int32_t> hosts;
+  if (const std::string list = absl::GetFlag(FLAGS_hosts); !list.empty()) {
+    auto parsed = railyard::parse_host_list("hosts", list, d.hosts());
+    if (!parsed.ok()) return usage_error(railyard::str_cat("--", view(parsed.status().message())));
+    hosts = std::move(*parsed);
+  }
+  const std::string which = absl::GetFlag(FLAGS_order);
+  if (which != "railyard" && which != "naive")
+    return usage_error(railyard::str_cat("--order=", which, ": use railyard or naive"));
+  auto naive = railyard::placement::naive_order(d, *plan, hosts);
+  if (!naive.ok()) return usage_error(railyard::str_cat("--job: ", view(naive.status().message())));
+  auto ours = railyard::placement::order_ranks(d, *plan, hosts);
+  if (!ours.ok()) return usage_error(railyard::str_cat("--job: ", view(ours.status().message())));
+  const railyard::placement::JobPlacement& shown = which == "naive" ? *naive : *ours;
+  return absl::GetFlag(FLAGS_json) ? railyard::io::order_json(d, shown, *naive)
+                                   : railyard::io::order_text(d, shown, *naive);
 }
 
 Outcome run_presets(const Invocation& inv) {

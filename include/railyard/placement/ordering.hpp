@@ -1,14 +1,15 @@
 // railyard/placement/ordering.hpp — which GPU is rank r: rank orderings that keep
 // heavy traffic low in the fabric, and the traffic any ordering puts on each tier.
 //
-//   auto desc = railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024"));
-//   auto plan = railyard::placement::parse_plan("tp=8,pp=4,dp=4");
-//   std::vector<int32_t> hosts = {40, 41, 8, 9, 10, 11, 12, 13, 14, 15, 42, 43, 44, 45, 46, 47};
-//   auto ours = railyard::placement::order_ranks(*desc, *plan, hosts);
-//   auto naive = railyard::placement::naive_order(*desc, *plan, hosts);
-//   auto t = railyard::placement::traffic(*desc, *ours);
-//   t.bytes(railyard::placement::Tier::kSpine);   // bytes per step that cross a spine
-//   ours->plan.order_string();                    // the Megatron order that matches
+//   auto desc =
+//   railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024")); auto plan
+//   = railyard::placement::parse_plan("tp=8,pp=4,dp=4"); std::vector<int32_t> hosts = {40, 41, 8,
+//   9, 10, 11, 12, 13, 14, 15, 42, 43, 44, 45, 46, 47}; auto ours =
+//   railyard::placement::order_ranks(*desc, *plan, hosts); auto naive =
+//   railyard::placement::naive_order(*desc, *plan, hosts); auto t =
+//   railyard::placement::traffic(*desc, *ours); t.bytes(railyard::placement::Tier::kSpine);   //
+//   bytes per step that cross a spine ours->plan.order_string();                    // the Megatron
+//   order that matches
 //
 // A placement is a launch order of the job's hosts plus a Megatron order string:
 // rank r runs on hosts[r / gpus_per_host], GPU r % gpus_per_host (what torchrun,
@@ -97,33 +98,40 @@ struct TrafficReport {
   }
 };
 
-// The tier where two GPUs meet (see the traffic model above).
+namespace detail {
+// Where a host sits, precomputed so the traffic loop compares small integers.
+struct HostPlace {
+  int32_t host, su, pod, leaf, domain;
+};
 template <class E>
-[[nodiscard]] Tier meeting_tier(const topology::ClusterDescriptor<E>& d, Device a, Device b) {
-  if (a.host == b.host || d.domain_of(a.host) == d.domain_of(b.host)) return Tier::kNvlink;
-  if (d.kind() == topology::Kind::kTorFatTree) {
-    if (d.leaf_of(a.host, RailId{0}) == d.leaf_of(b.host, RailId{0})) return Tier::kLeaf;
-  } else if (d.su_of(a.host) == d.su_of(b.host)) {
-    return Tier::kLeaf;
-  }
-  return d.pod_of(a.host) == d.pod_of(b.host) ? Tier::kSpine : Tier::kCore;
+HostPlace host_place(const topology::ClusterDescriptor<E>& d, HostId h) {
+  return {h.value(), d.su_of(h).value(), d.pod_of(h).value(), d.leaf_of(h, RailId{0}).value(),
+          d.domain_of(h)};
+}
+inline Tier meeting_tier(const HostPlace& a, const HostPlace& b, bool tor) {
+  if (a.host == b.host || a.domain == b.domain) return Tier::kNvlink;
+  if (tor ? a.leaf == b.leaf : a.su == b.su) return Tier::kLeaf;
+  return a.pod == b.pod ? Tier::kSpine : Tier::kCore;
 }
 
-// Traffic of an arbitrary rank -> device map (index = rank).
-template <class E>
-[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d, const ParallelPlan& plan,
-                                    absl::Span<const Device> device_of_rank) {
+// The traffic model over any rank -> (host place, GPU) lookup. `place(r)` returns
+// a HostPlace, `gpu(r)` the GPU index of rank r.
+template <class E, class PlaceOf, class GpuOf>
+TrafficReport traffic_of(const topology::ClusterDescriptor<E>& d, const ParallelPlan& plan,
+                         PlaceOf&& place, GpuOf&& gpu) {
   TrafficReport report;
+  const bool tor = d.kind() == topology::Kind::kTorFatTree;
   auto send = [&](int64_t from, int64_t to, double bytes) {
-    const Device a = device_of_rank[static_cast<size_t>(from)];
-    const Device b = device_of_rank[static_cast<size_t>(to)];
-    const Tier t = meeting_tier(d, a, b);
+    const HostPlace& a = place(from);
+    const HostPlace& b = place(to);
+    const Tier t = meeting_tier(a, b, tor);
     report.bytes_by_tier[static_cast<size_t>(t)] += bytes;
-    if (t == Tier::kLeaf && d.kind() != topology::Kind::kTorFatTree &&
-        d.nic_of_gpu(a.gpu) != d.nic_of_gpu(b.gpu))
+    if (t == Tier::kLeaf && !tor &&
+        d.nic_of_gpu(GpuIndex{gpu(from)}) != d.nic_of_gpu(GpuIndex{gpu(to)}))
       report.pxn_bytes += bytes;
   };
   const int64_t world = plan.world();
+  std::vector<int32_t> sus;
   for (int di = 0; di < kDimCount; ++di) {
     const auto dim = static_cast<Dim>(di);
     const int64_t n = plan.size(dim);
@@ -131,54 +139,82 @@ template <class E>
     const int64_t stride = plan.stride(dim);
     const double bytes = plan.bytes(dim);
     // The first member of every group: ranks whose coordinate in `dim` is 0.
-    for (int64_t first = 0; first < world; ++first) {
-      if ((first / stride) % n != 0) continue;
-      auto member = [&](int64_t k) { return first + k * stride; };
-      switch (pattern_of(dim)) {
-        case Pattern::kRing:
-          for (int64_t k = 0; k < n; ++k) send(member(k), member((k + 1) % n), bytes);
-          break;
-        case Pattern::kAllToAll:
-          for (int64_t k = 0; k < n; ++k)
-            for (int64_t j = 0; j < n; ++j)
-              if (j != k) send(member(k), member(j), bytes / static_cast<double>(n - 1));
-          break;
-        case Pattern::kChain:
-          for (int64_t k = 0; k + 1 < n; ++k) {
-            send(member(k), member(k + 1), bytes);
-            send(member(k + 1), member(k), bytes);
-          }
-          break;
-      }
-      if (dim == Dim::kDp) {
-        int32_t crossings = 0;
-        std::vector<int32_t> sus;
-        for (int64_t k = 0; k < n; ++k) {
-          const HostId h = device_of_rank[static_cast<size_t>(member(k))].host;
-          const HostId next = device_of_rank[static_cast<size_t>(member((k + 1) % n))].host;
-          crossings += d.su_of(h) != d.su_of(next);
-          sus.push_back(d.su_of(h).value());
+    for (int64_t block = 0; block < world; block += stride * n)
+      for (int64_t first = block; first < block + stride; ++first) {
+        auto member = [&](int64_t k) { return first + k * stride; };
+        switch (pattern_of(dim)) {
+          case Pattern::kRing:
+            for (int64_t k = 0; k < n; ++k) send(member(k), member((k + 1) % n), bytes);
+            break;
+          case Pattern::kAllToAll:
+            for (int64_t k = 0; k < n; ++k)
+              for (int64_t j = 0; j < n; ++j)
+                if (j != k) send(member(k), member(j), bytes / static_cast<double>(n - 1));
+            break;
+          case Pattern::kChain:
+            for (int64_t k = 0; k + 1 < n; ++k) {
+              send(member(k), member(k + 1), bytes);
+              send(member(k + 1), member(k), bytes);
+            }
+            break;
         }
-        std::sort(sus.begin(), sus.end());
-        report.dp_ring_spine_crossings.push_back(crossings);
-        report.dp_ring_sus.push_back(
-            static_cast<int32_t>(std::unique(sus.begin(), sus.end()) - sus.begin()));
+        if (dim == Dim::kDp) {
+          int32_t crossings = 0;
+          sus.clear();
+          for (int64_t k = 0; k < n; ++k) {
+            const int32_t su = place(member(k)).su;
+            crossings += su != place(member((k + 1) % n)).su;
+            sus.push_back(su);
+          }
+          std::sort(sus.begin(), sus.end());
+          report.dp_ring_spine_crossings.push_back(crossings);
+          report.dp_ring_sus.push_back(
+              static_cast<int32_t>(std::unique(sus.begin(), sus.end()) - sus.begin()));
+        }
+        if (dim == Dim::kTp) {
+          const int32_t domain = place(first).domain;
+          for (int64_t k = 1; k < n; ++k)
+            if (place(member(k)).domain != domain) report.tp_within_domain = false;
+        }
       }
-      if (dim == Dim::kTp) {
-        const int32_t domain = d.domain_of(device_of_rank[static_cast<size_t>(first)].host);
-        for (int64_t k = 1; k < n; ++k)
-          if (d.domain_of(device_of_rank[static_cast<size_t>(member(k))].host) != domain)
-            report.tp_within_domain = false;
-      }
-    }
   }
   return report;
 }
+}  // namespace detail
 
+// The tier where two GPUs meet (see the traffic model above).
 template <class E>
-[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d, const JobPlacement& p) {
-  const std::vector<Device> devices = p.devices();
-  return traffic(d, p.plan, devices);
+[[nodiscard]] Tier meeting_tier(const topology::ClusterDescriptor<E>& d, Device a, Device b) {
+  return detail::meeting_tier(detail::host_place(d, a.host), detail::host_place(d, b.host),
+                              d.kind() == topology::Kind::kTorFatTree);
+}
+
+// Traffic of an arbitrary rank -> device map (index = rank).
+template <class E>
+[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d,
+                                    const ParallelPlan& plan,
+                                    absl::Span<const Device> device_of_rank) {
+  std::vector<detail::HostPlace> places;
+  places.reserve(device_of_rank.size());
+  for (const Device& dev : device_of_rank) places.push_back(detail::host_place(d, dev.host));
+  return detail::traffic_of(
+      d, plan,
+      [&](int64_t r) -> const detail::HostPlace& { return places[static_cast<size_t>(r)]; },
+      [&](int64_t r) { return device_of_rank[static_cast<size_t>(r)].gpu.value(); });
+}
+
+// Traffic of a placement: rank r on hosts[r / gpus_per_host], GPU r % gpus_per_host.
+template <class E>
+[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d,
+                                    const JobPlacement& p) {
+  std::vector<detail::HostPlace> places;
+  places.reserve(p.hosts.size());
+  for (HostId h : p.hosts) places.push_back(detail::host_place(d, h));
+  const int64_t g = p.gpus_per_host;
+  return detail::traffic_of(
+      d, p.plan,
+      [&](int64_t r) -> const detail::HostPlace& { return places[static_cast<size_t>(r / g)]; },
+      [&](int64_t r) { return static_cast<int32_t>(r % g); });
 }
 
 // Checks a job against the cluster and its hosts: the plan's world equals the
@@ -201,9 +237,9 @@ template <class E>
                          str_cat("must divide the ", domain_gpus,
                                  " GPUs of an NVLink domain, or TP groups would straddle domains"));
   if (world % gpus_per_host != 0)
-    return invalid_field("job", plan.to_string(),
-                         str_cat(world, " ranks is not a whole number of ", gpus_per_host,
-                                 "-GPU hosts"));
+    return invalid_field(
+        "job", plan.to_string(),
+        str_cat(world, " ranks is not a whole number of ", gpus_per_host, "-GPU hosts"));
   std::vector<HostId> out;
   if (hosts.empty()) {
     if (world / gpus_per_host > d.hosts())
@@ -269,20 +305,27 @@ std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<E>& d,
   std::sort(counts.begin(), counts.end());
   size_t w = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
-    if (w > 0 && counts[w - 1].first == counts[i].first) ++counts[w - 1].second;
-    else counts[w++] = counts[i];
+    if (w > 0 && counts[w - 1].first == counts[i].first)
+      ++counts[w - 1].second;
+    else
+      counts[w++] = counts[i];
   }
   counts.resize(w);
-  std::sort(hosts.begin(), hosts.end(), [&](HostId a, HostId b) {
-    const Key ka = key(a), kb = key(b);
+  // One sort key per host: at each level, bigger groups first, then group id.
+  std::vector<std::array<int32_t, 9>> order;
+  order.reserve(hosts.size());
+  for (HostId h : hosts) {
+    const Key k = key(h);
+    std::array<int32_t, 9> sort_key{};
     for (int level = 0; level < 4; ++level) {
-      if (ka[static_cast<size_t>(level)] == kb[static_cast<size_t>(level)]) continue;
-      const int32_t ca = count_of(ka, level), cb = count_of(kb, level);
-      if (ca != cb) return ca > cb;
-      return ka[static_cast<size_t>(level)] < kb[static_cast<size_t>(level)];
+      sort_key[static_cast<size_t>(2 * level)] = -count_of(k, level);
+      sort_key[static_cast<size_t>(2 * level + 1)] = k[static_cast<size_t>(level)];
     }
-    return a < b;
-  });
+    sort_key[8] = h.value();
+    order.push_back(sort_key);
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t i = 0; i < order.size(); ++i) hosts[i] = HostId{order[i][8]};
   return hosts;
 }
 }  // namespace detail
@@ -317,9 +360,9 @@ template <class E>
     return order;
   };
   std::vector<std::array<Dim, kDimCount>> candidates;
-  // The user's order (TP moved first) goes first so that it wins ties.
-  candidates.push_back(make_order(active));
-  if (plan.order != candidates.front()) candidates.push_back(plan.order);  // exactly the user's
+  // The user's exact order first, then with TP moved first, so they win ties.
+  candidates.push_back(plan.order);
+  if (make_order(active) != plan.order) candidates.push_back(make_order(active));
   int64_t permutations = 1;
   for (size_t k = 2; k <= active.size(); ++k) permutations *= static_cast<int64_t>(k);
   if (plan.world() * permutations <= (int64_t{1} << 21)) {
@@ -336,6 +379,18 @@ template <class E>
 
   // Every candidate order string on the grouped host order, then on the order
   // the hosts were given in (so the result is never worse than naive_order()).
+  // Orders that differ only in where size-1 dimensions sit number ranks alike:
+  // keep the first of each.
+  std::vector<std::vector<Dim>> seen;
+  std::erase_if(candidates, [&](const std::array<Dim, kDimCount>& order) {
+    std::vector<Dim> effective;
+    for (Dim dim : order)
+      if (plan.size(dim) > 1) effective.push_back(dim);
+    if (std::find(seen.begin(), seen.end(), effective) != seen.end()) return true;
+    seen.push_back(std::move(effective));
+    return false;
+  });
+
   JobPlacement best{plan, d.gpus_per_host(), grouped};
   std::array<double, 3> best_cost{};
   bool have_best = false;
@@ -344,7 +399,9 @@ template <class E>
     for (const auto& order : candidates) {
       JobPlacement candidate{plan, d.gpus_per_host(), *host_order};
       candidate.plan.order = order;
-      const std::array<double, 3> cost = ordering_cost(traffic(d, candidate));
+      const TrafficReport report = traffic(d, candidate);
+      if (!report.tp_within_domain) continue;  // TP must stay inside an NVLink domain
+      const std::array<double, 3> cost = ordering_cost(report);
       if (!have_best || cost < best_cost) {
         best = std::move(candidate);
         best_cost = cost;

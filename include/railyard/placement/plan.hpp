@@ -33,8 +33,7 @@ namespace railyard::placement {
 
 enum class Dim : uint8_t { kTp, kCp, kEp, kDp, kPp };
 inline constexpr int kDimCount = 5;
-inline constexpr std::array<std::string_view, kDimCount> kDimNames = {"tp", "cp", "ep", "dp",
-                                                                      "pp"};
+inline constexpr std::array<std::string_view, kDimCount> kDimNames = {"tp", "cp", "ep", "dp", "pp"};
 [[nodiscard]] constexpr std::string_view to_string(Dim d) {
   return kDimNames[static_cast<size_t>(d)];
 }
@@ -47,9 +46,12 @@ enum class Pattern : uint8_t {
 };
 [[nodiscard]] constexpr Pattern pattern_of(Dim d) {
   switch (d) {
-    case Dim::kEp: return Pattern::kAllToAll;
-    case Dim::kPp: return Pattern::kChain;
-    default: return Pattern::kRing;
+    case Dim::kEp:
+      return Pattern::kAllToAll;
+    case Dim::kPp:
+      return Pattern::kChain;
+    default:
+      return Pattern::kRing;
   }
 }
 
@@ -64,7 +66,7 @@ inline constexpr std::array<double, kDimCount> kDefaultBytesPerStep = {
     8.0 * kGiB, 2.0 * kGiB, 2.0 * kGiB, 1.0 * kGiB, 0.25 * kGiB};
 
 struct ParallelPlan {
-  std::array<int32_t, kDimCount> sizes{1, 1, 1, 1, 1};     // by Dim
+  std::array<int32_t, kDimCount> sizes{1, 1, 1, 1, 1};  // by Dim
   std::array<Dim, kDimCount> order{Dim::kTp, Dim::kCp, Dim::kEp, Dim::kDp, Dim::kPp};
   std::array<double, kDimCount> bytes_per_step = kDefaultBytesPerStep;  // by Dim
   bool bytes_given = false;  // any <dim>_bytes key present
@@ -130,7 +132,8 @@ struct ParallelPlan {
   std::array<bool, kDimCount> seen{};
   const auto parts = split(text, '-');
   if (parts.size() != kDimCount)
-    return invalid_field("order", text, "must name each of tp, cp, ep, dp, pp once, e.g. tp-cp-ep-dp-pp");
+    return invalid_field("order", text,
+                         "must name each of tp, cp, ep, dp, pp once, e.g. tp-cp-ep-dp-pp");
   for (size_t i = 0; i < parts.size(); ++i) {
     int found = -1;
     for (int d = 0; d < kDimCount; ++d)
@@ -151,8 +154,8 @@ struct ParallelPlan {
   RAILYARD_ASSIGN_OR_RETURN(SpecReader reader, SpecReader::parse(str_cat("job:", text)));
   ParallelPlan plan;
   for (int d = 0; d < kDimCount; ++d) {
-    RAILYARD_ASSIGN_OR_RETURN(int64_t n, reader.integer(kDimNames[static_cast<size_t>(d)], 1, 1,
-                                                        int64_t{1} << 20));
+    RAILYARD_ASSIGN_OR_RETURN(
+        int64_t n, reader.integer(kDimNames[static_cast<size_t>(d)], 1, 1, int64_t{1} << 20));
     plan.sizes[static_cast<size_t>(d)] = static_cast<int32_t>(n);
     const std::string key = str_cat(kDimNames[static_cast<size_t>(d)], "_bytes");
     if (reader.has(key)) {
