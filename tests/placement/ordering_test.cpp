@@ -234,3 +234,32 @@ TEST_CASE("ordering: the reference case — a 512-GPU job across 2 SUs of h100-1
   CHECK(ours.bytes(Tier::kSpine) < naive.bytes(Tier::kSpine));
   for (int32_t c : ours.dp_ring_spine_crossings) CHECK(c <= 2);
 }
+
+TEST_CASE("ordering: NVL72 keeps TP and EP inside the rack, DP on the fabric") {
+  const auto d = cluster("gb200-nvl72-576");
+  // 16 hosts x 4 GPUs from each of 2 racks = 128 GPUs, given interleaved.
+  std::vector<int32_t> hosts;
+  for (int32_t i = 0; i < 16; ++i) {
+    hosts.push_back(i);
+    hosts.push_back(18 + i);
+  }
+  const ParallelPlan plan = plan_of("tp=4,ep=8,dp=2,pp=2,order=tp-dp-pp-ep-cp");
+  const auto ours = order_ranks(d, plan, hosts);
+  REQUIRE(ours.ok());
+  const auto devices = ours->devices();
+  for (int64_t r = 0; r < plan.world(); ++r) {
+    // Every EP and TP peer of r sits in r's NVLink domain.
+    const auto c = ours->plan.coords(r);
+    for (Dim dim : {Dim::kTp, Dim::kEp})
+      for (int32_t k = 0; k < plan.size(dim); ++k) {
+        auto peer = c;
+        peer[static_cast<size_t>(dim)] = k;
+        CHECK(d.domain_of(devices[static_cast<size_t>(ours->plan.rank_of(peer))].host) ==
+              d.domain_of(devices[static_cast<size_t>(r)].host));
+      }
+  }
+  const TrafficReport t = traffic(d, *ours);
+  const TrafficReport n = traffic(d, *naive_order(d, plan, hosts));
+  CHECK(t.tp_within_domain);
+  CHECK(t.bytes_at_or_above(Tier::kLeaf) < n.bytes_at_or_above(Tier::kLeaf));
+}
