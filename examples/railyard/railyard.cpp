@@ -124,6 +124,12 @@ ABSL_FLAG(std::string, hosts, "",
 ABSL_FLAG(std::string, order, "railyard",
           "order: which numbering to print: railyard (grouped hosts, best order string) or "
           "naive (hosts as given, the plan's order string). Example: --order naive");
+ABSL_FLAG(int32_t, master_port, 29500,
+          "launcher formats: the rendezvous port for torchrun and rank-env. "
+          "Example: --master-port 29400");
+ABSL_FLAG(int32_t, cores_per_rank, 1,
+          "rankfile: CPU cores each rank binds to (slot=<first>-<last>). "
+          "Example: --cores-per-rank 12");
 ABSL_FLAG(double, host_gbps, 400,
           "with --topology-conf/--topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
           "LinkSpeed). Example: --host-gbps 400");
@@ -143,7 +149,9 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 18> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 20> kFlagNames = {{{"cluster", "SPEC"},
+                                                  {"master_port", "PORT"},
+                                                  {"cores_per_rank", "N"},
                                                   {"job", "PLAN"},
                                                   {"hosts", "LIST"},
                                                   {"order", "railyard|naive"},
@@ -194,20 +202,14 @@ Outcome run_help(const Invocation& inv);
 constexpr std::array<std::string_view, 7> kDescribeFlags = {
     "cluster",   "json",         "topology_conf", "topology_csv",
     "host_gbps", "leaf_up_gbps", "spine_up_gbps"};
-constexpr std::array<std::string_view, 14> kExportFlags = {"cluster",
-                                                           "format",
-                                                           "host",
-                                                           "vm",
-                                                           "gpu_busids",
-                                                           "nic_busids",
-                                                           "nccl_rail_plane",
-                                                           "node_pattern",
-                                                           "legacy_labels",
-                                                           "topology_conf",
-                                                           "topology_csv",
-                                                           "host_gbps",
-                                                           "leaf_up_gbps",
-                                                           "spine_up_gbps"};
+constexpr std::array<std::string_view, 19> kExportFlags = {
+    "job",          "hosts",          "order",
+    "master_port",  "cores_per_rank", "cluster",
+    "format",       "host",           "vm",
+    "gpu_busids",   "nic_busids",     "nccl_rail_plane",
+    "node_pattern", "legacy_labels",  "topology_conf",
+    "topology_csv", "host_gbps",      "leaf_up_gbps",
+    "spine_up_gbps"};
 constexpr std::array<std::string_view, 1> kPresetsFlags = {"json"};
 constexpr std::array<std::string_view, 0> kNoFlags = {};
 
@@ -438,17 +440,74 @@ std::vector<std::string> comma_list(const std::string& text) {
   return out;
 }
 
+// The job a subcommand works on: the --job plan on --hosts (none: the first
+// hosts of the cluster), numbered by railyard and as given (naive).
+struct JobInput {
+  railyard::placement::JobPlacement railyard;
+  railyard::placement::JobPlacement naive;
+  // The numbering --order asks for.
+  [[nodiscard]] const railyard::placement::JobPlacement& chosen() const {
+    return absl::GetFlag(FLAGS_order) == "naive" ? naive : railyard;
+  }
+};
+
+absl::StatusOr<JobInput> load_job(const railyard::topology::ClusterDescriptor<>& d,
+                                  std::string_view subcommand) {
+  const std::string job = absl::GetFlag(FLAGS_job);
+  if (job.empty())
+    return usage_error(
+        railyard::str_cat(subcommand, ": --job is required (e.g. --job tp=8,pp=4,dp=32)"));
+  auto plan = railyard::placement::parse_plan(job);
+  if (!plan.ok()) return usage_error(railyard::str_cat("--job: ", view(plan.status().message())));
+  std::vector<int32_t> hosts;
+  if (const std::string list = absl::GetFlag(FLAGS_hosts); !list.empty()) {
+    auto parsed = railyard::parse_host_list("hosts", list, d.hosts());
+    if (!parsed.ok()) return usage_error(railyard::str_cat("--", view(parsed.status().message())));
+    hosts = std::move(*parsed);
+  }
+  const std::string which = absl::GetFlag(FLAGS_order);
+  if (which != "railyard" && which != "naive")
+    return usage_error(railyard::str_cat("--order=", which, ": use railyard or naive"));
+  auto naive = railyard::placement::naive_order(d, *plan, hosts);
+  if (!naive.ok()) return usage_error(railyard::str_cat("--job: ", view(naive.status().message())));
+  auto ours = railyard::placement::order_ranks(d, *plan, hosts);
+  if (!ours.ok()) return usage_error(railyard::str_cat("--job: ", view(ours.status().message())));
+  return JobInput{std::move(*ours), std::move(*naive)};
+}
+
+Outcome run_launcher_export(const railyard::topology::ClusterDescriptor<>& d,
+                            const std::string& format) {
+  auto job = load_job(d, "export");
+  if (!job.ok()) return job.status();
+  auto namer = railyard::io::NodeNamer::parse(absl::GetFlag(FLAGS_node_pattern));
+  if (!namer.ok())
+    return usage_error(railyard::str_cat("--node-pattern: ", view(namer.status().message())));
+  if (absl::Status s = namer->check(d); !s.ok())
+    return usage_error(railyard::str_cat("--node-pattern: ", view(s.message())));
+  railyard::io::LaunchOptions options;
+  options.master_port = absl::GetFlag(FLAGS_master_port);
+  options.cores_per_rank = absl::GetFlag(FLAGS_cores_per_rank);
+  auto out = railyard::io::launcher_file(format, job->chosen(), namer->names(d), options);
+  if (!out.ok())
+    return usage_error(railyard::str_cat("--format=", format, ": ", view(out.status().message())));
+  return *out;
+}
+
 Outcome run_export(const Invocation& inv) {
   if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
   const std::string format = absl::GetFlag(FLAGS_format);
   constexpr std::string_view kFormats =
-      "nccl-xml, slurm-tree, slurm-block, slurm-yaml, k8s-labels, k8s-label-script, csv";
+      "nccl-xml, slurm-tree, slurm-block, slurm-yaml, k8s-labels, k8s-label-script, csv, "
+      "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron";
   if (format.empty())
     return usage_error(railyard::str_cat("export: --format is required (one of ", kFormats, ")"));
   const std::array<std::string_view, 7> known = {"nccl-xml",   "slurm-tree", "slurm-block",
                                                  "slurm-yaml", "k8s-labels", "k8s-label-script",
                                                  "csv"};
-  if (std::find(known.begin(), known.end(), format) == known.end())
+  const bool launcher =
+      std::find(railyard::io::kLauncherFormats.begin(), railyard::io::kLauncherFormats.end(),
+                format) != railyard::io::kLauncherFormats.end();
+  if (!launcher && std::find(known.begin(), known.end(), format) == known.end())
     return usage_error(
         railyard::str_cat("--format=", format, ": unknown format (one of ", kFormats, ")"));
   auto src = load_source(inv);
@@ -457,10 +516,12 @@ Outcome run_export(const Invocation& inv) {
     return usage_error(railyard::str_cat(what, ": ", view(status.message())));
   };
   const bool needs_descriptor =
-      format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
+      launcher || format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
   if (needs_descriptor && !src->descriptor)
     return usage_error(railyard::str_cat("--format=", format,
                                          ": needs a cluster spec (--cluster), not ", src->origin));
+
+  if (launcher) return run_launcher_export(*src->descriptor, format);
 
   if (format == "nccl-xml") {
     railyard::io::NcclXmlOptions options;
@@ -510,26 +571,10 @@ Outcome run_order(const Invocation& inv) {
   auto src = load_source(inv);
   if (!src.ok()) return src.status();
   const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
-  const std::string job = absl::GetFlag(FLAGS_job);
-  if (job.empty()) return usage_error("order: --job is required (e.g. --job tp=8,pp=4,dp=32)");
-  auto plan = railyard::placement::parse_plan(job);
-  if (!plan.ok()) return usage_error(railyard::str_cat("--job: ", view(plan.status().message())));
-  std::vector<int32_t> hosts;
-  if (const std::string list = absl::GetFlag(FLAGS_hosts); !list.empty()) {
-    auto parsed = railyard::parse_host_list("hosts", list, d.hosts());
-    if (!parsed.ok()) return usage_error(railyard::str_cat("--", view(parsed.status().message())));
-    hosts = std::move(*parsed);
-  }
-  const std::string which = absl::GetFlag(FLAGS_order);
-  if (which != "railyard" && which != "naive")
-    return usage_error(railyard::str_cat("--order=", which, ": use railyard or naive"));
-  auto naive = railyard::placement::naive_order(d, *plan, hosts);
-  if (!naive.ok()) return usage_error(railyard::str_cat("--job: ", view(naive.status().message())));
-  auto ours = railyard::placement::order_ranks(d, *plan, hosts);
-  if (!ours.ok()) return usage_error(railyard::str_cat("--job: ", view(ours.status().message())));
-  const railyard::placement::JobPlacement& shown = which == "naive" ? *naive : *ours;
-  return absl::GetFlag(FLAGS_json) ? railyard::io::order_json(d, shown, *naive)
-                                   : railyard::io::order_text(d, shown, *naive);
+  auto job = load_job(d, "order");
+  if (!job.ok()) return job.status();
+  return absl::GetFlag(FLAGS_json) ? railyard::io::order_json(d, job->chosen(), job->naive)
+                                   : railyard::io::order_text(d, job->chosen(), job->naive);
 }
 
 Outcome run_presets(const Invocation& inv) {

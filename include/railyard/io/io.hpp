@@ -12,6 +12,7 @@
 #include "railyard/io/inventory_report.hpp"
 #include "railyard/io/json.hpp"
 #include "railyard/io/k8s_labels.hpp"
+#include "railyard/io/launchers.hpp"
 #include "railyard/io/nccl_xml.hpp"
 #include "railyard/io/node_names.hpp"
 #include "railyard/io/order_report.hpp"
