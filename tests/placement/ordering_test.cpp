@@ -1,3 +1,5 @@
+#include "railyard/placement/ordering.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "railyard/placement/ordering.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
@@ -68,13 +69,13 @@ TEST_CASE("ordering: job/host mismatches are errors naming the value") {
     const char* needle;
   };
   const Case cases[] = {
-      {"tp=8,dp=4", {0, 1, 2}, "3 hosts given"},            // product != GPUs given
-      {"tp=16,dp=2", {}, "tp=16"},                          // larger than the NVLink domain
-      {"tp=3,dp=8", {0, 1, 2}, "tp=3"},                     // straddles domains
-      {"tp=8,dp=2", {0, 200}, "hosts=200"},                 // out of range
-      {"tp=8,dp=2", {5, 5}, "hosts=5"},                     // repeated
-      {"tp=8,dp=256", {}, "more than the cluster"},         // larger than the cluster
-      {"tp=2,dp=3", {}, "whole number"},                    // not whole hosts
+      {"tp=8,dp=4", {0, 1, 2}, "3 hosts given"},     // product != GPUs given
+      {"tp=16,dp=2", {}, "tp=16"},                   // larger than the NVLink domain
+      {"tp=3,dp=8", {0, 1, 2}, "tp=3"},              // straddles domains
+      {"tp=8,dp=2", {0, 200}, "hosts=200"},          // out of range
+      {"tp=8,dp=2", {5, 5}, "hosts=5"},              // repeated
+      {"tp=8,dp=256", {}, "more than the cluster"},  // larger than the cluster
+      {"tp=2,dp=3", {}, "whole number"},             // not whole hosts
   };
   for (const Case& c : cases) {
     auto placed = order_ranks(d, plan_of(c.plan), c.hosts);
@@ -126,8 +127,8 @@ TEST_CASE("ordering: properties over a sweep of shapes") {
       } else {
         continue;
       }
-      const ParallelPlan plan = plan_of(str_cat("tp=", tp, ",cp=", cp, ",ep=", ep, ",pp=", pp,
-                                                ",dp=", dp));
+      const ParallelPlan plan =
+          plan_of(str_cat("tp=", tp, ",cp=", cp, ",ep=", ep, ",pp=", pp, ",dp=", dp));
       const std::string cluster_name = cluster_text;
       CAPTURE(cluster_name);
       CAPTURE(plan.to_string());

@@ -48,6 +48,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/placement/layout.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/descriptor.hpp"
 
@@ -130,53 +131,55 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<E>& d, const Parallel
         d.nic_of_gpu(GpuIndex{gpu(from)}) != d.nic_of_gpu(GpuIndex{gpu(to)}))
       report.pxn_bytes += bytes;
   };
-  const int64_t world = plan.world();
+  const Layout ranks = plan.rank_layout();
   std::vector<int32_t> sus;
   for (int di = 0; di < kDimCount; ++di) {
     const auto dim = static_cast<Dim>(di);
     const int64_t n = plan.size(dim);
     if (n == 1) continue;
-    const int64_t stride = plan.stride(dim);
     const double bytes = plan.bytes(dim);
-    // The first member of every group: ranks whose coordinate in `dim` is 0.
-    for (int64_t block = 0; block < world; block += stride * n)
-      for (int64_t first = block; first < block + stride; ++first) {
-        auto member = [&](int64_t k) { return first + k * stride; };
-        switch (pattern_of(dim)) {
-          case Pattern::kRing:
-            for (int64_t k = 0; k < n; ++k) send(member(k), member((k + 1) % n), bytes);
-            break;
-          case Pattern::kAllToAll:
-            for (int64_t k = 0; k < n; ++k)
-              for (int64_t j = 0; j < n; ++j)
-                if (j != k) send(member(k), member(j), bytes / static_cast<double>(n - 1));
-            break;
-          case Pattern::kChain:
-            for (int64_t k = 0; k + 1 < n; ++k) {
-              send(member(k), member(k + 1), bytes);
-              send(member(k + 1), member(k), bytes);
-            }
-            break;
-        }
-        if (dim == Dim::kDp) {
-          int32_t crossings = 0;
-          sus.clear();
-          for (int64_t k = 0; k < n; ++k) {
-            const int32_t su = place(member(k)).su;
-            crossings += su != place(member((k + 1) % n)).su;
-            sus.push_back(su);
+    // The groups of `dim`: member k of group g is firsts(g) + members(k), where
+    // members is the group's sub-layout and firsts its complement (layout.hpp).
+    const Layout members = group_layout(ranks, di);
+    const Layout firsts = group_offsets(ranks, di).value();
+    for (int64_t g = 0; g < firsts.size(); ++g) {
+      const int64_t first = firsts(g);
+      auto member = [&](int64_t k) { return first + members(k); };
+      switch (pattern_of(dim)) {
+        case Pattern::kRing:
+          for (int64_t k = 0; k < n; ++k) send(member(k), member((k + 1) % n), bytes);
+          break;
+        case Pattern::kAllToAll:
+          for (int64_t k = 0; k < n; ++k)
+            for (int64_t j = 0; j < n; ++j)
+              if (j != k) send(member(k), member(j), bytes / static_cast<double>(n - 1));
+          break;
+        case Pattern::kChain:
+          for (int64_t k = 0; k + 1 < n; ++k) {
+            send(member(k), member(k + 1), bytes);
+            send(member(k + 1), member(k), bytes);
           }
-          std::sort(sus.begin(), sus.end());
-          report.dp_ring_spine_crossings.push_back(crossings);
-          report.dp_ring_sus.push_back(
-              static_cast<int32_t>(std::unique(sus.begin(), sus.end()) - sus.begin()));
-        }
-        if (dim == Dim::kTp) {
-          const int32_t domain = place(first).domain;
-          for (int64_t k = 1; k < n; ++k)
-            if (place(member(k)).domain != domain) report.tp_within_domain = false;
-        }
+          break;
       }
+      if (dim == Dim::kDp) {
+        int32_t crossings = 0;
+        sus.clear();
+        for (int64_t k = 0; k < n; ++k) {
+          const int32_t su = place(member(k)).su;
+          crossings += su != place(member((k + 1) % n)).su;
+          sus.push_back(su);
+        }
+        std::sort(sus.begin(), sus.end());
+        report.dp_ring_spine_crossings.push_back(crossings);
+        report.dp_ring_sus.push_back(
+            static_cast<int32_t>(std::unique(sus.begin(), sus.end()) - sus.begin()));
+      }
+      if (dim == Dim::kTp) {
+        const int32_t domain = place(first).domain;
+        for (int64_t k = 1; k < n; ++k)
+          if (place(member(k)).domain != domain) report.tp_within_domain = false;
+      }
+    }
   }
   return report;
 }

@@ -28,6 +28,7 @@
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
+#include "railyard/placement/layout.hpp"
 
 namespace railyard::placement {
 
@@ -114,6 +115,18 @@ struct ParallelPlan {
       rank = rank * size(d) + c[static_cast<size_t>(d)];
     }
     return rank;
+  }
+  // The rank layout: parallel coordinates (by Dim) -> rank, `(sizes):(strides)`
+  // with strides from the order (layout.hpp). Its group_layout / group_offsets
+  // enumerate the process groups of each dimension.
+  [[nodiscard]] constexpr Layout rank_layout() const {
+    std::array<int64_t, kDimCount> dims{};
+    std::array<int, kDimCount> by_speed{};
+    for (int d = 0; d < kDimCount; ++d) {
+      dims[static_cast<size_t>(d)] = sizes[static_cast<size_t>(d)];
+      by_speed[static_cast<size_t>(d)] = static_cast<int>(order[static_cast<size_t>(d)]);
+    }
+    return placement::rank_layout(dims, by_speed).value();  // a valid plan always has one
   }
   // Rank distance between consecutive members of a group of `d`.
   [[nodiscard]] constexpr int64_t stride(Dim d) const {
