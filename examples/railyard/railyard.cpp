@@ -130,6 +130,17 @@ ABSL_FLAG(int32_t, master_port, 29500,
 ABSL_FLAG(int32_t, cores_per_rank, 1,
           "rankfile: CPU cores each rank binds to (slot=<first>-<last>). "
           "Example: --cores-per-rank 12");
+ABSL_FLAG(std::string, jobs, "",
+          "place: tenant jobs to place in order on an empty cluster, ';'-separated "
+          "name:key=value lists with gpus (required, whole hosts) and tenant (default: the "
+          "name). Example: --jobs \"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\"");
+ABSL_FLAG(std::string, policy, "best_fit",
+          "place: best_fit (smallest level that holds the job: one SU, then one pod), "
+          "first_fit (lowest free host ids) or random. Example: --policy first_fit");
+ABSL_FLAG(std::string, trace, "",
+          "replay: a job trace CSV with a header and rows time,name,gpus,duration (seconds), "
+          "replayed under every policy. Example: railyard replay --trace tests/data/job_trace.csv");
+ABSL_FLAG(uint64_t, seed, 1, "place, replay: seed of the random policy. Example: --seed 7");
 ABSL_FLAG(double, host_gbps, 400,
           "with --topology-conf/--topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
           "LinkSpeed). Example: --host-gbps 400");
@@ -149,7 +160,11 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 20> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 24> kFlagNames = {{{"cluster", "SPEC"},
+                                                  {"jobs", "LIST"},
+                                                  {"policy", "POLICY"},
+                                                  {"trace", "FILE"},
+                                                  {"seed", "N"},
                                                   {"master_port", "PORT"},
                                                   {"cores_per_rank", "N"},
                                                   {"job", "PLAN"},
@@ -196,6 +211,8 @@ struct Subcommand {
 Outcome run_describe(const Invocation& inv);
 Outcome run_export(const Invocation& inv);
 Outcome run_order(const Invocation& inv);
+Outcome run_place(const Invocation& inv);
+Outcome run_replay(const Invocation& inv);
 Outcome run_presets(const Invocation& inv);
 Outcome run_help(const Invocation& inv);
 
@@ -216,7 +233,11 @@ constexpr std::array<std::string_view, 0> kNoFlags = {};
 constexpr std::array<std::string_view, 5> kOrderFlags = {"cluster", "job", "hosts", "order",
                                                          "json"};
 
-constexpr std::array<Subcommand, 5> kSubcommands = {{
+constexpr std::array<std::string_view, 5> kPlaceFlags = {"cluster", "jobs", "policy", "seed",
+                                                         "json"};
+constexpr std::array<std::string_view, 4> kReplayFlags = {"cluster", "trace", "seed", "json"};
+
+constexpr std::array<Subcommand, 7> kSubcommands = {{
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
@@ -228,6 +249,12 @@ constexpr std::array<Subcommand, 5> kSubcommands = {{
     {"order", "--job PLAN [--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--json]",
      "which GPU is rank r: railyard's numbering, its traffic per tier vs the naive one",
      kOrderFlags, &run_order},
+    {"place", "--jobs LIST [--cluster SPEC] [--policy best_fit|first_fit|random] [--json]",
+     "multi-tenant placement: which hosts each job gets, SUs it spans, what stays free",
+     kPlaceFlags, &run_place},
+    {"replay", "--trace FILE [--cluster SPEC] [--json]",
+     "replay a job trace under every placement policy: utilization, waiting, split jobs",
+     kReplayFlags, &run_replay},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
     {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
@@ -575,6 +602,45 @@ Outcome run_order(const Invocation& inv) {
   if (!job.ok()) return job.status();
   return absl::GetFlag(FLAGS_json) ? railyard::io::order_json(d, job->chosen(), job->naive)
                                    : railyard::io::order_text(d, job->chosen(), job->naive);
+}
+
+Outcome run_place(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const std::string jobs = absl::GetFlag(FLAGS_jobs);
+  if (jobs.empty())
+    return usage_error("place: --jobs is required (e.g. --jobs \"a:gpus=256;b:gpus=64\")");
+  auto policy = railyard::placement::parse_policy(absl::GetFlag(FLAGS_policy));
+  if (!policy.ok()) return usage_error(railyard::str_cat("--", view(policy.status().message())));
+  railyard::placement::AllocatorOptions options;
+  options.policy = *policy;
+  options.seed = absl::GetFlag(FLAGS_seed);
+  auto placed = railyard::placement::place_jobs(*src->descriptor, jobs, options);
+  if (!placed.ok())
+    return usage_error(railyard::str_cat("--jobs: ", view(placed.status().message())));
+  return absl::GetFlag(FLAGS_json) ? railyard::io::place_json(*placed)
+                                   : railyard::io::place_text(*src->descriptor, *placed);
+}
+
+Outcome run_replay(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const std::string path = absl::GetFlag(FLAGS_trace);
+  if (path.empty())
+    return usage_error("replay: --trace is required (a time,name,gpus,duration CSV)");
+  auto text = read_file("trace", path);
+  if (!text.ok()) return text.status();
+  auto trace = railyard::placement::parse_job_trace(*text);
+  if (!trace.ok())
+    return usage_error(railyard::str_cat("--trace=", path, ": ", view(trace.status().message())));
+  auto reports =
+      railyard::placement::replay_policies(*src->descriptor, *trace, absl::GetFlag(FLAGS_seed));
+  if (!reports.ok())
+    return usage_error(railyard::str_cat("--trace=", path, ": ", view(reports.status().message())));
+  return absl::GetFlag(FLAGS_json) ? railyard::io::replay_json(*reports)
+                                   : railyard::placement::format_replay_reports(*reports);
 }
 
 Outcome run_presets(const Invocation& inv) {

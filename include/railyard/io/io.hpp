@@ -16,6 +16,7 @@
 #include "railyard/io/nccl_xml.hpp"
 #include "railyard/io/node_names.hpp"
 #include "railyard/io/order_report.hpp"
+#include "railyard/io/place_report.hpp"
 #include "railyard/io/slurm.hpp"
 #include "railyard/io/slurm_import.hpp"
 #include "railyard/io/switch_tree.hpp"
