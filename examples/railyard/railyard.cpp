@@ -660,9 +660,7 @@ Outcome run_presets(const Invocation& inv) {
     }
     w.end_array();
     w.end_object();
-    std::string out = std::move(w).str();
-    out += '\n';
-    return out;
+    return std::move(w).line();
   }
   size_t width = 0;
   for (const railyard::topology::Preset& preset : kPresets)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/clusters.hpp"
 #include "../support/yaml_lines.hpp"
 #include "railyard/io/switch_tree.hpp"
 #include "railyard/topology/parse_cluster.hpp"
@@ -19,8 +20,8 @@ using railyard::testing::YamlNode;
 
 namespace {
 
-topology::ClusterDescriptor<> cluster(std::string_view text) {
-  return *topology::make_descriptor(*topology::parse_cluster(text));
+topology::ClusterDescriptor<> cluster(std::string_view spec) {
+  return railyard::testing::descriptor_of(spec);
 }
 
 using Labels = std::map<std::string, std::string>;

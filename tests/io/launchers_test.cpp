@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../support/clusters.hpp"
 #include "railyard/io/node_names.hpp"
 #include "railyard/placement/ordering.hpp"
 #include "railyard/placement/plan.hpp"
@@ -20,10 +21,8 @@ using placement::JobPlacement;
 
 namespace {
 
-topology::ClusterDescriptor<> cluster(std::string_view text) {
-  auto spec = topology::parse_cluster(text);
-  REQUIRE_MESSAGE(spec.ok(), text, ": ", spec.status().message());
-  return *topology::make_descriptor(*spec);
+topology::ClusterDescriptor<> cluster(std::string_view spec) {
+  return railyard::testing::descriptor_of(spec);
 }
 
 placement::ParallelPlan plan_of(std::string_view text) {
@@ -32,7 +31,8 @@ placement::ParallelPlan plan_of(std::string_view text) {
   return *plan;
 }
 
-std::vector<std::string> names_of(const topology::ClusterDescriptor<>& d, std::string_view pattern) {
+std::vector<std::string> names_of(const topology::ClusterDescriptor<>& d,
+                                  std::string_view pattern) {
   auto namer = io::NodeNamer::parse(pattern);
   REQUIRE(namer.ok());
   return namer->names(d);
@@ -76,8 +76,10 @@ void check_devices(const JobPlacement& job, const std::vector<std::optional<Devi
     REQUIRE_MESSAGE(read[static_cast<size_t>(r)].has_value(), "rank ", r, " missing");
     const Device want = job.device(r);
     const Device got = *read[static_cast<size_t>(r)];
-    CHECK_MESSAGE(got.host == want.host, "rank ", r, ": host ", got.host.value(), " vs ", want.host.value());
-    CHECK_MESSAGE(got.gpu == want.gpu, "rank ", r, ": gpu ", got.gpu.value(), " vs ", want.gpu.value());
+    CHECK_MESSAGE(got.host == want.host, "rank ", r, ": host ", got.host.value(), " vs ",
+                  want.host.value());
+    CHECK_MESSAGE(got.gpu == want.gpu, "rank ", r, ": gpu ", got.gpu.value(), " vs ",
+                  want.gpu.value());
   }
 }
 
@@ -113,7 +115,8 @@ std::vector<std::optional<Device>> read_slots_hostfile(std::string_view text,
 }
 
 // `rank N=host slot=A[-B]`: every rank once; GPU = first core / cores per rank.
-std::vector<std::optional<Device>> read_rankfile(std::string_view text, const std::vector<std::string>& names,
+std::vector<std::optional<Device>> read_rankfile(std::string_view text,
+                                                 const std::vector<std::string>& names,
                                                  int64_t world, int32_t cores_per_rank) {
   const auto ids = host_ids(names);
   std::vector<std::optional<Device>> out(static_cast<size_t>(world));
@@ -136,14 +139,16 @@ std::vector<std::optional<Device>> read_rankfile(std::string_view text, const st
     CHECK(first % cores_per_rank == 0);
     const HostId host = ids.at(std::string(eq[1]));
     for (int64_t c = first; c <= last; ++c) CHECK(cores_used.insert({host.value(), c}).second);
-    out[static_cast<size_t>(rank)] = Device{host, GpuIndex{static_cast<int32_t>(first / cores_per_rank)}};
+    out[static_cast<size_t>(rank)] =
+        Device{host, GpuIndex{static_cast<int32_t>(first / cores_per_rank)}};
   }
   return out;
 }
 
 // `host K=V ...` lines: the GPU is LOCAL_RANK; RANK must follow torchrun's rule.
 std::vector<std::optional<Device>> read_rank_env(std::string_view text, const JobPlacement& job,
-                                                 const std::vector<std::string>& names, int32_t port) {
+                                                 const std::vector<std::string>& names,
+                                                 int32_t port) {
   const auto ids = host_ids(names);
   const int64_t world = job.plan.world();
   std::vector<std::optional<Device>> out(static_cast<size_t>(world));
@@ -171,7 +176,8 @@ std::vector<std::optional<Device>> read_rank_env(std::string_view text, const Jo
     REQUIRE(rank < world);
     CHECK_MESSAGE(!out[static_cast<size_t>(rank)].has_value(), "rank ", rank, " twice");
     REQUIRE(ids.count(std::string(parts[0])));
-    out[static_cast<size_t>(rank)] = Device{ids.at(std::string(parts[0])), GpuIndex{static_cast<int32_t>(local)}};
+    out[static_cast<size_t>(rank)] =
+        Device{ids.at(std::string(parts[0])), GpuIndex{static_cast<int32_t>(local)}};
   }
   return out;
 }
@@ -208,7 +214,8 @@ std::vector<std::optional<Device>> read_torchrun(std::string_view text, const Jo
       const int64_t rank = node_rank * nproc + local;
       REQUIRE(rank < world);
       CHECK(!out[static_cast<size_t>(rank)].has_value());
-      out[static_cast<size_t>(rank)] = Device{ids.at(std::string(cols[1])), GpuIndex{static_cast<int32_t>(local)}};
+      out[static_cast<size_t>(rank)] =
+          Device{ids.at(std::string(cols[1])), GpuIndex{static_cast<int32_t>(local)}};
     }
     ++row;
   }
@@ -219,7 +226,8 @@ void check_all_formats(const JobPlacement& job, const std::vector<std::string>& 
   check_devices(job, read_per_rank_hostfile(text_of(io::hostfile_seq(job, names)), names));
   check_devices(job, read_per_rank_hostfile(text_of(io::slurm_hostfile(job, names)), names));
   check_devices(job, read_slots_hostfile(text_of(io::hostfile_slots(job, names)), names));
-  check_devices(job, read_rankfile(text_of(io::openmpi_rankfile(job, names)), names, job.plan.world(), 1));
+  check_devices(
+      job, read_rankfile(text_of(io::openmpi_rankfile(job, names)), names, job.plan.world(), 1));
   io::LaunchOptions opts;
   opts.cores_per_rank = 4;
   opts.master_port = 31337;
@@ -252,7 +260,8 @@ TEST_CASE("launchers: every format reproduces rank -> (host, gpu) for railyard a
   for (const Case& c : cases()) {
     CAPTURE(c.cluster);
     const auto d = cluster(c.cluster);
-    for (std::string_view pattern : {io::kDefaultNodePattern, std::string_view("gpu-{su:02}-{slot:03}")}) {
+    for (std::string_view pattern :
+         {io::kDefaultNodePattern, std::string_view("gpu-{su:02}-{slot:03}")}) {
       const auto names = names_of(d, pattern);
       auto ours = placement::order_ranks(d, plan, c.hosts);
       REQUIRE_MESSAGE(ours.ok(), ours.status().message());
@@ -281,14 +290,17 @@ TEST_CASE("launchers: output is deterministic and the dispatcher matches the fun
     CHECK(a == b);
     CHECK_FALSE(a.empty());
   }
-  CHECK(text_of(io::launcher_file("hostfile", *job, names)) == text_of(io::hostfile_seq(*job, names)));
+  CHECK(text_of(io::launcher_file("hostfile", *job, names)) ==
+        text_of(io::hostfile_seq(*job, names)));
   CHECK(text_of(io::launcher_file("slurm-hostfile", *job, names)) ==
         text_of(io::slurm_hostfile(*job, names)));
   CHECK(text_of(io::launcher_file("hostfile-slots", *job, names)) ==
         text_of(io::hostfile_slots(*job, names)));
-  CHECK(text_of(io::launcher_file("rankfile", *job, names)) == text_of(io::openmpi_rankfile(*job, names)));
+  CHECK(text_of(io::launcher_file("rankfile", *job, names)) ==
+        text_of(io::openmpi_rankfile(*job, names)));
   CHECK(text_of(io::launcher_file("rank-env", *job, names)) == text_of(io::rank_env(*job, names)));
-  CHECK(text_of(io::launcher_file("torchrun", *job, names)) == text_of(io::torchrun_table(*job, names)));
+  CHECK(text_of(io::launcher_file("torchrun", *job, names)) ==
+        text_of(io::torchrun_table(*job, names)));
   CHECK(text_of(io::launcher_file("megatron", *job, names)) == io::megatron_args(job->plan));
 }
 
@@ -311,16 +323,19 @@ TEST_CASE("launchers: exact small outputs") {
   CHECK(lines_of(text_of(io::rank_env(*job, names)))[10] ==
         "node3 RANK=10 LOCAL_RANK=2 WORLD_SIZE=16 LOCAL_WORLD_SIZE=8 GROUP_RANK=1 ROLE_RANK=10 "
         "ROLE_WORLD_SIZE=16 MASTER_ADDR=node9 MASTER_PORT=29500");
-  CHECK(lines_of(text_of(io::torchrun_table(*job, names)))[1] ==
-        "1\tnode3\t8-15\ttorchrun --nnodes=2 --nproc-per-node=8 --node-rank=1 --rdzv-backend=static "
-        "--master-addr=node9 --master-port=29500");
+  CHECK(
+      lines_of(text_of(io::torchrun_table(*job, names)))[1] ==
+      "1\tnode3\t8-15\ttorchrun --nnodes=2 --nproc-per-node=8 --node-rank=1 --rdzv-backend=static "
+      "--master-addr=node9 --master-port=29500");
 }
 
 TEST_CASE("launchers: torchrun warns when c10d's lexicographic node order differs") {
   const auto d = cluster("h100-1024");
   const auto plan = plan_of("tp=8,pp=2,dp=4");
   const auto plain = names_of(d, "node{host}");
-  auto has_warning = [](const std::string& text) { return text.find("# WARNING: ") != std::string::npos; };
+  auto has_warning = [](const std::string& text) {
+    return text.find("# WARNING: ") != std::string::npos;
+  };
   // node8 node9 node10 ...: lexicographically node10 < node8.
   auto crossing = placement::naive_order(d, plan, std::vector<int32_t>{6, 7, 8, 9, 10, 11, 12, 13});
   REQUIRE(crossing.ok());
@@ -335,7 +350,8 @@ TEST_CASE("launchers: torchrun warns when c10d's lexicographic node order differ
   REQUIRE(tidy.ok());
   CHECK_FALSE(has_warning(text_of(io::torchrun_table(*tidy, plain))));
   // A launch order that is not sorted warns even with padded names.
-  auto shuffled = placement::naive_order(d, plan, std::vector<int32_t>{11, 10, 12, 13, 14, 15, 16, 17});
+  auto shuffled =
+      placement::naive_order(d, plan, std::vector<int32_t>{11, 10, 12, 13, 14, 15, 16, 17});
   REQUIRE(shuffled.ok());
   CHECK(has_warning(text_of(io::torchrun_table(*shuffled, padded))));
   // Warnings are comments: the table still parses and reproduces the placement.
@@ -348,7 +364,9 @@ TEST_CASE("launchers: megatron arguments and order") {
     REQUIRE(lines.size() == 1);
     return lines[0];
   };
-  auto warns = [](const std::string& text) { return text.find("# WARNING: ") != std::string::npos; };
+  auto warns = [](const std::string& text) {
+    return text.find("# WARNING: ") != std::string::npos;
+  };
 
   // Default order: no flag, sizes as planned.
   const std::string def = io::megatron_args(plan_of("tp=8,pp=2,dp=4"));
@@ -357,7 +375,8 @@ TEST_CASE("launchers: megatron arguments and order") {
         "--expert-model-parallel-size 1");
   CHECK_FALSE(warns(def));
   // Size-1 dimensions do not matter: tp-dp-pp-cp-ep numbers like tp-cp-ep-dp-pp here.
-  CHECK(args_line(io::megatron_args(plan_of("tp=8,pp=2,dp=4,order=tp-dp-pp-cp-ep"))) == args_line(def));
+  CHECK(args_line(io::megatron_args(plan_of("tp=8,pp=2,dp=4,order=tp-dp-pp-cp-ep"))) ==
+        args_line(def));
   // pp before dp: Megatron's --use-tp-pp-dp-mapping.
   const std::string pp_dp = io::megatron_args(plan_of("tp=8,pp=2,dp=4,order=tp-pp-dp-cp-ep"));
   CHECK(args_line(pp_dp).ends_with(" --use-tp-pp-dp-mapping"));
@@ -380,7 +399,8 @@ TEST_CASE("launchers: megatron arguments and order") {
   CHECK(warns(folded));
   CHECK(folded.find("no Megatron order reproduces") != std::string::npos);
   // The flag form with pp > 1 and cp != ep is rejected by Megatron's assertion.
-  const std::string asserted = io::megatron_args(plan_of("tp=2,ep=2,dp=2,pp=2,order=tp-cp-ep-pp-dp"));
+  const std::string asserted =
+      io::megatron_args(plan_of("tp=2,ep=2,dp=2,pp=2,order=tp-cp-ep-pp-dp"));
   CHECK(warns(asserted));
   // Megatron's own docstring example (16 GPUs, tp=2, pp=4): groups match.
   CHECK_FALSE(warns(io::megatron_args(plan_of("tp=2,pp=4,dp=2"))));
@@ -419,7 +439,8 @@ TEST_CASE("launchers: bad input names the value") {
   CHECK(message(io::torchrun_table(*job, names, opts)).find("master_port=0") != std::string::npos);
   opts = {};
   opts.cores_per_rank = 0;
-  CHECK(message(io::openmpi_rankfile(*job, names, opts)).find("cores_per_rank=0") != std::string::npos);
+  CHECK(message(io::openmpi_rankfile(*job, names, opts)).find("cores_per_rank=0") !=
+        std::string::npos);
   // A placement that is not whole, or repeats a host.
   JobPlacement broken = *job;
   broken.hosts.pop_back();

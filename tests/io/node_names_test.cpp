@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/clusters.hpp"
 #include "railyard/io/switch_tree.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
@@ -13,8 +14,8 @@ using namespace railyard;
 using railyard::io::NodeNamer;
 
 namespace {
-topology::ClusterDescriptor<> cluster(std::string_view text) {
-  return *topology::make_descriptor(*topology::parse_cluster(text));
+topology::ClusterDescriptor<> cluster(std::string_view spec) {
+  return railyard::testing::descriptor_of(spec);
 }
 }  // namespace
 

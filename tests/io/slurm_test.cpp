@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/clusters.hpp"
 #include "../support/hostlist_expand.hpp"
 #include "railyard/io/slurm_import.hpp"
 #include "railyard/topology/parse_cluster.hpp"
@@ -17,14 +18,14 @@ using railyard::io::NodeNamer;
 
 namespace {
 
-topology::ClusterDescriptor<> cluster(std::string_view text) {
-  return *topology::make_descriptor(*topology::parse_cluster(text));
+topology::ClusterDescriptor<> cluster(std::string_view spec) {
+  return railyard::testing::descriptor_of(spec);
 }
 
 const char* const kPatterns[] = {"node{host:04}", "gpu-{su:02}-{slot:03}", "h{host}",
                                  "p{pod:01}-s{su:01}-n{slot:01}"};
 
-std::string message(const absl::Status& s) { return std::string(s.message()); }
+std::string message(const absl::Status& s) { return railyard::testing::message_of(s); }
 
 // One `Key=Value Key=Value` line of a generated file, read without railyard's
 // parser: names expanded by the test-only expander.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/clusters.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
@@ -16,10 +17,8 @@ using namespace railyard;
 using namespace railyard::placement;
 
 namespace {
-topology::ClusterDescriptor<> cluster(std::string_view text) {
-  auto spec = topology::parse_cluster(text);
-  REQUIRE_MESSAGE(spec.ok(), text, ": ", spec.status().message());
-  return *topology::make_descriptor(*spec);
+topology::ClusterDescriptor<> cluster(std::string_view spec) {
+  return railyard::testing::descriptor_of(spec);
 }
 ParallelPlan plan_of(std::string_view text) {
   auto plan = parse_plan(text);

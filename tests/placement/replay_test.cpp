@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../support/clusters.hpp"
 #include "railyard/placement/allocator.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
@@ -20,14 +21,10 @@ using namespace railyard::placement;
 namespace {
 
 topology::ClusterDescriptor<> descriptor(std::string_view spec) {
-  auto parsed = topology::parse_cluster(spec);
-  REQUIRE_MESSAGE(parsed.ok(), std::string(parsed.status().message()));
-  auto desc = topology::make_descriptor(*parsed);
-  REQUIRE(desc.ok());
-  return *desc;
+  return railyard::testing::descriptor_of(spec);
 }
 
-std::string message(const absl::Status& s) { return std::string(s.message()); }
+std::string message(const absl::Status& s) { return railyard::testing::message_of(s); }
 
 // tests/data/job_trace.csv, found next to this file (no working-directory assumption).
 std::string shipped_trace() {

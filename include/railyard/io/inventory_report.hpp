@@ -74,9 +74,7 @@ template <class E>
   w.key("host_injection_gbps").value(inv.host_injection_gbps);
   w.key("bisection_gbps").value(inv.bisection_gbps);
   w.end_object();
-  std::string out = std::move(w).str();
-  out += '\n';
-  return out;
+  return std::move(w).line();
 }
 
 template <class E>
@@ -173,9 +171,7 @@ struct FabricCounts {
   w.end_object();
   w.key("bisection_gbps").value(c.bisection_gbps);
   w.end_object();
-  std::string out = std::move(w).str();
-  out += '\n';
-  return out;
+  return std::move(w).line();
 }
 
 [[nodiscard]] inline std::string fabric_inventory_text(const topology::Fabric& f) {

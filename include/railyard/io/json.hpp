@@ -89,6 +89,12 @@ class JsonWriter {
     assert(stack_.empty());
     return std::move(out_);
   }
+  // The finished text with a final newline (how reports end on stdout).
+  [[nodiscard]] std::string line() && {
+    assert(stack_.empty());
+    out_ += '\n';
+    return std::move(out_);
+  }
   [[nodiscard]] const std::string& text() const { return out_; }
 
  private:

@@ -85,9 +85,7 @@ template <class E>
   w.key("naive");
   detail::write_traffic(w, placement::traffic(d, naive));
   w.end_object();
-  std::string out = std::move(w).str();
-  out += '\n';
-  return out;
+  return std::move(w).line();
 }
 
 template <class E>

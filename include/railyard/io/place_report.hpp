@@ -63,9 +63,7 @@ namespace railyard::io {
   w.key("jobs_split_across_pods").value(r.fragmentation.jobs_split_across_pods);
   w.end_object();
   w.end_object();
-  std::string out = std::move(w).str();
-  out += '\n';
-  return out;
+  return std::move(w).line();
 }
 
 // Four hex digits, as pkeys are written.
@@ -145,9 +143,7 @@ template <class E>
   }
   w.end_array();
   w.end_object();
-  std::string out = std::move(w).str();
-  out += '\n';
-  return out;
+  return std::move(w).line();
 }
 
 }  // namespace railyard::io

@@ -1,0 +1,26 @@
+// Shared test helpers: a descriptor from a spec (the test fails if it does not
+// parse) and a Status message as std::string.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "railyard/topology/descriptor.hpp"
+#include "railyard/topology/parse_cluster.hpp"
+
+namespace railyard::testing {
+
+inline topology::ClusterDescriptor<> descriptor_of(std::string_view spec) {
+  auto parsed = topology::parse_cluster(spec);
+  REQUIRE_MESSAGE(parsed.ok(), std::string(spec), ": ", std::string(parsed.status().message()));
+  auto desc = topology::make_descriptor(*parsed);
+  REQUIRE(desc.ok());
+  return *desc;
+}
+
+inline std::string message_of(const absl::Status& s) { return std::string(s.message()); }
+
+}  // namespace railyard::testing
