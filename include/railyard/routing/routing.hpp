@@ -6,3 +6,4 @@
 #pragma once
 
 #include "railyard/routing/flow.hpp"
+#include "railyard/routing/paths.hpp"
