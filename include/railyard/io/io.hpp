@@ -8,6 +8,7 @@
 #pragma once
 
 #include "railyard/io/csv_topology.hpp"
+#include "railyard/io/failure_spec.hpp"
 #include "railyard/io/hostlist.hpp"
 #include "railyard/io/inventory_report.hpp"
 #include "railyard/io/json.hpp"
