@@ -1,9 +1,11 @@
 // railyard/routing/routing.hpp — umbrella header for the routing layer: flows,
-// ECMP decisions and hash models.
+// ECMP decisions, hash models and collision statistics, GPU-to-GPU paths.
 //
 //   #include "railyard/routing/routing.hpp"
 //   auto hops = railyard::routing::ecmp_hops(descriptor, src_port, dst_port);
 #pragma once
 
+#include "railyard/routing/ecmp_stats.hpp"
 #include "railyard/routing/flow.hpp"
+#include "railyard/routing/hash.hpp"
 #include "railyard/routing/paths.hpp"
