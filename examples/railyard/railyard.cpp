@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <railyard/railyard.hpp>
 #include <span>
@@ -141,6 +142,20 @@ ABSL_FLAG(std::string, trace, "",
           "replay: a job trace CSV with a header and rows time,name,gpus,duration (seconds), "
           "replayed under every policy. Example: railyard replay --trace tests/data/job_trace.csv");
 ABSL_FLAG(uint64_t, seed, 1, "place, replay: seed of the random policy. Example: --seed 7");
+ABSL_FLAG(std::string, src, "",
+          "spray: the source GPU as HOST:GPU (or HOST:GPU:PLANE on multi-plane clusters); "
+          "its paired NIC sends. Example: --src 0:3");
+ABSL_FLAG(std::string, dst, "",
+          "spray: the destination GPU as HOST:GPU[:PLANE]. Example: --dst 40:3");
+ABSL_FLAG(int32_t, qps, 8, "spray: queue pairs for the connection, 1..256. Example: --qps 16");
+ABSL_FLAG(std::string, hash, "crc32",
+          "spray: the switches' ECMP hash: crc32, crc32c (5-tuple CRC with per-switch seeds), "
+          "qp (also hashes the destination QP), random (unknown hash: expected statistics "
+          "only) or table:FILE (measured 'kind switch sport uplink' lines). Example: --hash qp");
+ABSL_FLAG(std::string, down, "",
+          "spray: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
+          "whole switch leaf<L>|spine<S>|core<C>, each optionally @fraction for degraded. "
+          "Example: --down leaf0/3,spine2,leaf0/5@0.5");
 ABSL_FLAG(double, host_gbps, 400,
           "with --topology-conf/--topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
           "LinkSpeed). Example: --host-gbps 400");
@@ -160,7 +175,12 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 24> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 29> kFlagNames = {{{"cluster", "SPEC"},
+                                                  {"src", "HOST:GPU"},
+                                                  {"dst", "HOST:GPU"},
+                                                  {"qps", "K"},
+                                                  {"hash", "MODEL"},
+                                                  {"down", "LINKS"},
                                                   {"jobs", "LIST"},
                                                   {"policy", "POLICY"},
                                                   {"trace", "FILE"},
@@ -213,6 +233,7 @@ Outcome run_export(const Invocation& inv);
 Outcome run_order(const Invocation& inv);
 Outcome run_place(const Invocation& inv);
 Outcome run_replay(const Invocation& inv);
+Outcome run_spray(const Invocation& inv);
 Outcome run_presets(const Invocation& inv);
 Outcome run_help(const Invocation& inv);
 
@@ -237,7 +258,10 @@ constexpr std::array<std::string_view, 5> kPlaceFlags = {"cluster", "jobs", "pol
                                                          "json"};
 constexpr std::array<std::string_view, 4> kReplayFlags = {"cluster", "trace", "seed", "json"};
 
-constexpr std::array<Subcommand, 7> kSubcommands = {{
+constexpr std::array<std::string_view, 8> kSprayFlags = {"cluster", "src",  "dst",  "qps",
+                                                         "hash",    "seed", "down", "json"};
+
+constexpr std::array<Subcommand, 8> kSubcommands = {{
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
@@ -255,6 +279,9 @@ constexpr std::array<Subcommand, 7> kSubcommands = {{
     {"replay", "--trace FILE [--cluster SPEC] [--json]",
      "replay a job trace under every placement policy: utilization, waiting, split jobs",
      kReplayFlags, &run_replay},
+    {"spray", "--src H:G --dst H:G [--qps K] [--hash MODEL] [--down LINKS] [--json]",
+     "paths, weights, QPs and the UDP source port per QP for one connection", kSprayFlags,
+     &run_spray},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
     {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
@@ -641,6 +668,70 @@ Outcome run_replay(const Invocation& inv) {
     return usage_error(railyard::str_cat("--trace=", path, ": ", view(reports.status().message())));
   return absl::GetFlag(FLAGS_json) ? railyard::io::replay_json(*reports)
                                    : railyard::placement::format_replay_reports(*reports);
+}
+
+// HOST:GPU[:PLANE] -> the NIC port that GPU sends through.
+absl::StatusOr<railyard::NicPort> parse_endpoint(std::string_view flag, const std::string& text,
+                                                 const railyard::topology::ClusterDescriptor<>& d) {
+  const auto parts = railyard::split(text, ':');
+  if (text.empty() || parts.size() < 2 || parts.size() > 3)
+    return usage_error(
+        railyard::str_cat("--", flag, "=", text, ": expected HOST:GPU or HOST:GPU:PLANE"));
+  const std::string key = railyard::str_cat(flag);
+  auto host = railyard::parse_int_in(key, parts[0], 0, d.hosts() - 1);
+  auto gpu = railyard::parse_int_in(key, parts[1], 0, d.gpus_per_host() - 1);
+  auto plane = parts.size() == 3 ? railyard::parse_int_in(key, parts[2], 0, d.planes() - 1)
+                                 : absl::StatusOr<int64_t>(0);
+  for (const auto* part : {&host, &gpu, &plane})
+    if (!part->ok())
+      return usage_error(
+          railyard::str_cat("--", flag, "=", text, ": ", view(part->status().message())));
+  const railyard::GpuIndex g{static_cast<int32_t>(*gpu)};
+  return railyard::NicPort{railyard::HostId{static_cast<int32_t>(*host)}, d.nic_of_gpu(g),
+                           railyard::PlaneId{static_cast<int32_t>(*plane)}};
+}
+
+absl::StatusOr<std::unique_ptr<railyard::routing::HashModel>> make_hash_model(
+    const std::string& name, uint64_t seed) {
+  using namespace railyard::routing;
+  const auto seed32 = static_cast<uint32_t>(seed);
+  if (name == "crc32") return std::make_unique<Crc5TupleHash>(seed32, CrcPolynomial::kCrc32);
+  if (name == "crc32c") return std::make_unique<Crc5TupleHash>(seed32, CrcPolynomial::kCrc32c);
+  if (name == "qp") return std::make_unique<QpAwareHash>(seed32);
+  if (name == "random") return std::make_unique<UniformRandomHash>(seed);
+  if (name.rfind("table:", 0) == 0) {
+    auto text = read_file("hash", name.substr(6));
+    if (!text.ok()) return text.status();
+    auto table = MeasuredTableHash::parse(*text, seed32);
+    if (!table.ok())
+      return usage_error(railyard::str_cat("--hash=", name, ": ", view(table.status().message())));
+    return std::make_unique<MeasuredTableHash>(std::move(*table));
+  }
+  return usage_error(railyard::str_cat("--hash=", name,
+                                       ": unknown model (crc32, crc32c, qp, random, table:FILE)"));
+}
+
+Outcome run_spray(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
+  auto from = parse_endpoint("src", absl::GetFlag(FLAGS_src), d);
+  if (!from.ok()) return from.status();
+  auto to = parse_endpoint("dst", absl::GetFlag(FLAGS_dst), d);
+  if (!to.ok()) return to.status();
+  auto model = make_hash_model(absl::GetFlag(FLAGS_hash), absl::GetFlag(FLAGS_seed));
+  if (!model.ok()) return model.status();
+  const railyard::topology::Fabric fabric = railyard::topology::materialize(d);
+  railyard::topology::FailureOverlay overlay(fabric);
+  if (const std::string down = absl::GetFlag(FLAGS_down); !down.empty())
+    if (absl::Status s = railyard::io::apply_failures(fabric, down, overlay); !s.ok())
+      return usage_error(railyard::str_cat("--", view(s.message())));
+  auto plan = railyard::routing::plan_connection(d, fabric, *from, *to, absl::GetFlag(FLAGS_qps),
+                                                 **model, &overlay);
+  if (!plan.ok()) return usage_error(railyard::str_cat("spray: ", view(plan.status().message())));
+  return absl::GetFlag(FLAGS_json) ? railyard::io::spray_json(fabric, *plan)
+                                   : railyard::io::spray_text(fabric, *plan);
 }
 
 Outcome run_presets(const Invocation& inv) {

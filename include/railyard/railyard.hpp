@@ -10,5 +10,6 @@
 #include "railyard/core/core.hpp"
 #include "railyard/io/io.hpp"
 #include "railyard/placement/placement.hpp"
+#include "railyard/routing/routing.hpp"
 #include "railyard/topology/topology.hpp"
 #include "railyard/version.hpp"

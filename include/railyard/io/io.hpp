@@ -20,4 +20,5 @@
 #include "railyard/io/place_report.hpp"
 #include "railyard/io/slurm.hpp"
 #include "railyard/io/slurm_import.hpp"
+#include "railyard/io/spray_report.hpp"
 #include "railyard/io/switch_tree.hpp"

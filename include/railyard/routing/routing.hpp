@@ -1,5 +1,6 @@
 // railyard/routing/routing.hpp — umbrella header for the routing layer: flows,
-// ECMP decisions, hash models and collision statistics, GPU-to-GPU paths.
+// ECMP decisions, hash models and collision statistics, GPU-to-GPU paths,
+// spraying plans with per-QP source ports.
 //
 //   #include "railyard/routing/routing.hpp"
 //   auto hops = railyard::routing::ecmp_hops(descriptor, src_port, dst_port);
@@ -9,3 +10,4 @@
 #include "railyard/routing/flow.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/routing/paths.hpp"
+#include "railyard/routing/spray.hpp"
