@@ -30,7 +30,9 @@ inline std::vector<std::string> route_hops(const topology::Fabric& f,
   for (LinkId l : path.view()) hops.push_back(f.node_name(f.dst(l)));
   return hops;
 }
-inline double round3(double x) { return static_cast<double>(static_cast<int64_t>(x * 1000 + 0.5)) / 1000; }
+inline double round3(double x) {
+  return static_cast<double>(static_cast<int64_t>(x * 1000 + 0.5)) / 1000;
+}
 inline std::string hex4(uint32_t v) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "0x";
@@ -92,11 +94,11 @@ inline std::string hex4(uint32_t v) {
              " first-hop uplinks; ", plan.qps, " QPs, model ", plan.model, "\n");
   if (plan.steered)
     str_append(out, "steered: every QP's source port lands on its planned path; at most ",
-               plan.max_qps_per_uplink, " QPs per uplink\n");
+               plan.max_qps_per_uplink, " QP(s) per uplink\n");
   else
-    str_append(out, "not steerable (unknown hash): expected efficiency ", plan.expected_efficiency,
-               " of the planned bandwidth, ", plan.expected_uplinks_hit,
-               " uplinks hit on average\n");
+    str_append(out, "not steerable (unknown hash): expected efficiency ",
+               detail::round3(plan.expected_efficiency), " of the planned bandwidth, ",
+               detail::round3(plan.expected_uplinks_hit), " uplinks hit on average\n");
   if (plan.changed_qps > 0) str_append(out, "replanned: ", plan.changed_qps, " QPs moved\n");
   out += "\n qp  udp_sport  flow_label  path  uplink  hops\n";
   for (size_t i = 0; i < plan.qp.size(); ++i) {
