@@ -1,0 +1,114 @@
+// bench/routing/assign_bench.cpp — whole-step path assignment against ECMP.
+//
+// Cluster: rail_fat_tree:hosts=512,tiers=3,sus_per_pod=4 (4,096 GPUs, 16 SUs in
+// 4 pods, non-blocking, 64-port switches). A step of F flows is one rail-aligned
+// ring step over F/8 hosts spread evenly over the cluster (every hop leaves its
+// SU: ring position i is in SU i mod 16), 64 MB per flow.
+//
+// BM_Assign_RingStep: assign_paths() (greedy + local improvement; the exact
+// search is off: these steps are far above its limit).
+// BM_Assign_Ecmp: ecmp_paths() with UniformRandomHash(1), one QP per flow.
+// Counters (computed once, outside the timing): ecmp_over_planned = ECMP's most
+// loaded link / the planned one; planned_over_nic = planned maximum / one NIC's
+// load (1 = perfect balance); moves = improvement steps taken.
+//
+//   build/bench/assign_bench --benchmark_filter=Assign
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "railyard/routing/assign.hpp"
+#include "railyard/routing/hash.hpp"
+#include "railyard/topology/cluster.hpp"
+
+namespace {
+
+using railyard::HostId;
+using railyard::NicIndex;
+using railyard::NicPort;
+using railyard::routing::Flow;
+
+constexpr std::string_view kCluster = "rail_fat_tree:hosts=512,tiers=3,sus_per_pod=4";
+constexpr double kBytes = 64e6;
+
+const railyard::topology::Cluster& cluster() {
+  static const railyard::topology::Cluster c = *railyard::topology::make_cluster(kCluster);
+  return c;
+}
+
+std::vector<Flow> ring_step(int64_t flows) {
+  const auto& d = cluster().descriptor;
+  const int32_t rails = d.nics_per_host();
+  const auto hosts = static_cast<int32_t>(flows / rails);
+  // Ring position i sits in SU i mod (SUs used): consecutive hops change SU.
+  const int32_t sus_used = std::min(hosts, d.sus());
+  const int32_t su_step = d.sus() / sus_used;
+  const int32_t per_su = hosts / sus_used;
+  const int32_t host_step = d.hosts_per_su() / per_su;
+  std::vector<HostId> ring;
+  for (int32_t i = 0; i < hosts; ++i)
+    ring.push_back(
+        HostId{(i % sus_used) * su_step * d.hosts_per_su() + (i / sus_used) * host_step});
+  std::vector<Flow> out;
+  for (int32_t r = 0; r < rails; ++r)
+    for (int32_t i = 0; i < hosts; ++i)
+      out.push_back({NicPort{ring[static_cast<size_t>(i)], NicIndex{r}},
+                     NicPort{ring[static_cast<size_t>((i + 1) % hosts)], NicIndex{r}}, kBytes});
+  return out;
+}
+
+void report(benchmark::State& state, const std::vector<Flow>& flows) {
+  const auto& c = cluster();
+  railyard::routing::UniformRandomHash hash(1);
+  auto rep = railyard::routing::compare_with_ecmp(c.descriptor, c.fabric, flows, hash, nullptr,
+                                                  {.exact_search_limit = 0});
+  if (!rep.ok()) {
+    state.SkipWithError(std::string(rep.status().message()).c_str());
+    return;
+  }
+  state.counters["ecmp_over_planned"] = rep->ecmp_over_planned;
+  state.counters["planned_over_nic"] =
+      rep->max_load_planned_ns / railyard::routing::drain_ns(kBytes, 400);
+  state.counters["moves"] = static_cast<double>(rep->planned.moves);
+  state.SetComplexityN(static_cast<int64_t>(flows.size()));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(flows.size()));
+}
+
+void BM_Assign_RingStep(benchmark::State& state) {
+  const std::vector<Flow> flows = ring_step(state.range(0));
+  const auto& c = cluster();
+  for (auto _ : state) {
+    auto plan = railyard::routing::assign_paths(c.descriptor, c.fabric, flows, nullptr,
+                                                {.exact_search_limit = 0});
+    benchmark::DoNotOptimize(plan);
+  }
+  report(state, flows);
+}
+BENCHMARK(BM_Assign_RingStep)
+    ->RangeMultiplier(4)
+    ->Range(64, 4096)
+    ->Unit(benchmark::kMicrosecond)
+    ->Complexity();
+
+void BM_Assign_Ecmp(benchmark::State& state) {
+  const std::vector<Flow> flows = ring_step(state.range(0));
+  const auto& c = cluster();
+  railyard::routing::UniformRandomHash hash(1);
+  for (auto _ : state) {
+    auto routes = railyard::routing::ecmp_paths(c.descriptor, c.fabric, flows, hash);
+    benchmark::DoNotOptimize(routes);
+  }
+  report(state, flows);
+}
+BENCHMARK(BM_Assign_Ecmp)
+    ->RangeMultiplier(4)
+    ->Range(64, 4096)
+    ->Unit(benchmark::kMicrosecond)
+    ->Complexity();
+
+}  // namespace
+
+BENCHMARK_MAIN();
