@@ -601,6 +601,28 @@ struct ComposeProblem {
   return detail::LayoutAccess::build(out);
 }
 
+namespace detail {
+// L's modes of shape > 1 (and, if asked, stride > 0) sorted by stride, with the
+// index-space stride (prefix product of shapes) of each mode.
+struct StrideChain {
+  std::array<StrideKey, kMaxModes> keys{};
+  std::array<int64_t, kMaxModes> index_stride{};
+  int count = 0;
+};
+constexpr StrideChain stride_chain(const Layout& l, bool skip_zero_strides) {
+  StrideChain c;
+  int64_t prefix = 1;
+  for (int k = 0; k < l.rank(); ++k) {
+    c.index_stride[static_cast<size_t>(k)] = prefix;
+    prefix *= l.shape(k);
+    if (l.shape(k) > 1 && (!skip_zero_strides || l.stride(k) > 0))
+      c.keys[static_cast<size_t>(c.count++)] = {l.stride(k), l.shape(k), k};
+  }
+  sort_small(c.keys.data(), c.count);
+  return c;
+}
+}  // namespace detail
+
 // The inverse of a bijection onto [0, size(L)) (a compact layout, possibly with
 // permuted modes): inverse(L)(L(i)) == i for i < size(L) and L(inverse(L)(o)) == o
 // for o < size(L). Admissible when the modes of shape > 1, sorted by stride, have
@@ -609,16 +631,7 @@ struct ComposeProblem {
 // result are L's index-space strides (prefix products of L's shapes).
 // O(rank^2).
 [[nodiscard]] constexpr LayoutResult inverse(const Layout& l) {
-  std::array<detail::StrideKey, kMaxModes> keys{};
-  std::array<int64_t, kMaxModes> index_stride{};
-  int n = 0;
-  int64_t prefix = 1;
-  for (int k = 0; k < l.rank(); ++k) {
-    index_stride[static_cast<size_t>(k)] = prefix;
-    prefix *= l.shape(k);
-    if (l.shape(k) > 1) keys[static_cast<size_t>(n++)] = {l.stride(k), l.shape(k), k};
-  }
-  detail::sort_small(keys.data(), n);
+  const auto [keys, index_stride, n] = detail::stride_chain(l, /*skip_zero_strides=*/false);
   detail::Modes m;
   int64_t expected = 1;
   for (int i = 0; i < n; ++i) {
@@ -639,18 +652,7 @@ struct ComposeProblem {
 // R == inverse(L) when L is a bijection; size(R) == 1 (`():()`) when no mode has
 // stride 1. O(rank^2).
 [[nodiscard]] constexpr Layout right_inverse(const Layout& l) {
-  std::array<detail::StrideKey, kMaxModes> keys{};
-  std::array<int64_t, kMaxModes> index_stride{};
-  int n = 0;
-  int64_t prefix = 1;
-  for (int k = 0; k < l.rank(); ++k) {
-    index_stride[static_cast<size_t>(k)] = prefix;
-    prefix *= l.shape(k);
-    if (l.shape(k) > 1 && l.stride(k) > 0) {
-      keys[static_cast<size_t>(n++)] = {l.stride(k), l.shape(k), k};
-    }
-  }
-  detail::sort_small(keys.data(), n);
+  const auto [keys, index_stride, n] = detail::stride_chain(l, /*skip_zero_strides=*/true);
   detail::Modes m;
   int64_t expected = 1;
   for (int i = 0; i < n && keys[static_cast<size_t>(i)].stride == expected; ++i) {
