@@ -1,0 +1,11 @@
+// railyard/collective/collective.hpp — umbrella header for the collective layer:
+// schedules (ring, double binary tree, hierarchical, pairwise and rail-aligned
+// all-to-all), their symbolic verification, and nccl-tests bandwidth conventions.
+//
+//   #include "railyard/collective/collective.hpp"
+//   auto ring = railyard::collective::ring_all_reduce(8, 1 << 30);
+//   absl::Status ok = railyard::collective::verify(*ring);
+#pragma once
+
+#include "railyard/collective/schedule.hpp"
+#include "railyard/collective/verify.hpp"
