@@ -12,5 +12,6 @@
 #include "railyard/io/io.hpp"
 #include "railyard/placement/placement.hpp"
 #include "railyard/routing/routing.hpp"
+#include "railyard/sim/sim.hpp"
 #include "railyard/topology/topology.hpp"
 #include "railyard/version.hpp"
