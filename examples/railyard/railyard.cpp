@@ -268,7 +268,7 @@ constexpr std::array<Subcommand, 8> kSubcommands = {{
     {"export",
      "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE] "
      "[--host H] [--vm] [--node-pattern P] [--legacy-labels]",
-     "files for other tools: NCCL topology XML, Slurm topology, Kubernetes labels, CSV",
+     "files for other tools: NCCL topology XML, Slurm, Kubernetes, CSV, launcher files",
      kExportFlags, &run_export},
     {"order", "--job PLAN [--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--json]",
      "which GPU is rank r: railyard's numbering, its traffic per tier vs the naive one",
