@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../support/clusters.hpp"
+#include "../support/test_hash.hpp"
 #include "railyard/placement/replay.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
@@ -22,29 +23,7 @@ using topology::FailureOverlay;
 
 namespace {
 
-// A small deterministic hash of our own: splitmix over the switch and the tuple.
-class TestHash final : public HashModel {
- public:
-  explicit TestHash(uint64_t seed) : seed_(seed) {}
-  [[nodiscard]] int32_t pick(const EcmpHop& hop, const FiveTuple& t) const override {
-    uint64_t x = seed_ ^ (uint64_t{static_cast<uint8_t>(hop.kind)} << 56) ^
-                 static_cast<uint64_t>(hop.switch_index.value());
-    x = mix(x ^ (uint64_t{t.src_ip} << 32 | t.dst_ip));
-    x = mix(x ^ (uint64_t{t.src_port} << 32 | t.dst_qp));
-    return static_cast<int32_t>(x % static_cast<uint64_t>(hop.candidates));
-  }
-  [[nodiscard]] std::string_view name() const override { return "test"; }
-  [[nodiscard]] bool steerable() const override { return false; }
-
- private:
-  static uint64_t mix(uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  uint64_t seed_;
-};
+using railyard::testing::TestHash;
 
 // Always the last candidate; records every decision it is asked.
 class LastPick final : public HashModel {

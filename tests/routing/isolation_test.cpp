@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../support/clusters.hpp"
+#include "../support/test_hash.hpp"
 #include "railyard/placement/replay.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
@@ -19,26 +20,7 @@ using topology::LinkTier;
 
 namespace {
 
-class TestHash final : public HashModel {
- public:
-  explicit TestHash(uint64_t seed) : seed_(seed) {}
-  [[nodiscard]] int32_t pick(const EcmpHop& hop, const FiveTuple& t) const override {
-    uint64_t x = seed_ * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(hop.switch_index.value()) ^
-                 (uint64_t{static_cast<uint8_t>(hop.kind)} << 40);
-    for (uint64_t v :
-         {uint64_t{t.src_ip} << 32 | t.dst_ip, uint64_t{t.src_port} << 24 | t.dst_qp}) {
-      x ^= v;
-      x *= 0xBF58476D1CE4E5B9ull;
-      x ^= x >> 29;
-    }
-    return static_cast<int32_t>(x % static_cast<uint64_t>(hop.candidates));
-  }
-  [[nodiscard]] std::string_view name() const override { return "test"; }
-  [[nodiscard]] bool steerable() const override { return false; }
-
- private:
-  uint64_t seed_;
-};
+using railyard::testing::TestHash;
 
 struct Placed {
   std::vector<placement::Allocation> jobs;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../support/clusters.hpp"
+#include "../support/test_hash.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -27,31 +28,7 @@ using topology::Path;
 
 namespace {
 
-// A deterministic, test-only ECMP hash: splitmix64 rounds over the switch and
-// the whole tuple. `steer` says whether plans may steer it.
-class TestHash final : public HashModel {
- public:
-  explicit TestHash(uint64_t seed, bool steer = true) : seed_(seed), steer_(steer) {}
-  [[nodiscard]] int32_t pick(const EcmpHop& hop, const FiveTuple& t) const override {
-    uint64_t h = mix(seed_ ^ (uint64_t{static_cast<uint8_t>(hop.kind)} << 40) ^
-                     static_cast<uint64_t>(hop.switch_index.value()));
-    h = mix(h ^ ((uint64_t{t.src_ip} << 32) | t.dst_ip));
-    h = mix(h ^ ((uint64_t{t.src_port} << 32) | t.dst_qp));
-    return static_cast<int32_t>(h % static_cast<uint64_t>(hop.candidates));
-  }
-  [[nodiscard]] std::string_view name() const override { return steer_ ? "test" : "test-random"; }
-  [[nodiscard]] bool steerable() const override { return steer_; }
-
- private:
-  static uint64_t mix(uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  uint64_t seed_;
-  bool steer_;
-};
+using railyard::testing::TestHash;
 
 std::vector<std::unique_ptr<HashModel>> steerable_models() {
   std::vector<std::unique_ptr<HashModel>> out;

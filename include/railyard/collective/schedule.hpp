@@ -87,21 +87,30 @@ enum class Op { kCopy, kReduce };
 
 [[nodiscard]] constexpr std::string_view collective_name(Collective c) noexcept {
   switch (c) {
-    case Collective::kAllReduce: return "allreduce";
-    case Collective::kAllGather: return "allgather";
-    case Collective::kReduceScatter: return "reducescatter";
-    case Collective::kAllToAll: return "alltoall";
+    case Collective::kAllReduce:
+      return "allreduce";
+    case Collective::kAllGather:
+      return "allgather";
+    case Collective::kReduceScatter:
+      return "reducescatter";
+    case Collective::kAllToAll:
+      return "alltoall";
   }
   return "unknown";
 }
 
 [[nodiscard]] constexpr std::string_view algorithm_name(Algorithm a) noexcept {
   switch (a) {
-    case Algorithm::kRing: return "ring";
-    case Algorithm::kDoubleBinaryTree: return "double_binary_tree";
-    case Algorithm::kHierarchical: return "hierarchical";
-    case Algorithm::kPairwise: return "pairwise";
-    case Algorithm::kRailAligned: return "rail_aligned";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kDoubleBinaryTree:
+      return "double_binary_tree";
+    case Algorithm::kHierarchical:
+      return "hierarchical";
+    case Algorithm::kPairwise:
+      return "pairwise";
+    case Algorithm::kRailAligned:
+      return "rail_aligned";
   }
   return "unknown";
 }
@@ -134,10 +143,10 @@ struct Schedule {
   std::vector<Step> steps;
   std::string algorithm;  // algorithm_name(algo)
   Algorithm algo = Algorithm::kRing;
-  int32_t num_chunks = 1;            // chunk ids are 0..num_chunks-1
-  int32_t tree_pieces = 1;           // double binary tree: pieces per tree
-  int32_t ranks_per_host = 1;        // hierarchical / rail-aligned: g
-  std::vector<int32_t> host_of_rank; // hierarchical / rail-aligned: as given
+  int32_t num_chunks = 1;             // chunk ids are 0..num_chunks-1
+  int32_t tree_pieces = 1;            // double binary tree: pieces per tree
+  int32_t ranks_per_host = 1;         // hierarchical / rail-aligned: g
+  std::vector<int32_t> host_of_rank;  // hierarchical / rail-aligned: as given
   friend bool operator==(const Schedule&, const Schedule&) = default;
 };
 
@@ -150,7 +159,8 @@ struct Schedule {
 // Exact size of chunk `chunk` of schedule `s` (see the numbering above).
 [[nodiscard]] inline int64_t chunk_bytes(const Schedule& s, int32_t chunk) noexcept {
   switch (s.algo) {
-    case Algorithm::kRing: return split_part(s.bytes, s.ranks, chunk);
+    case Algorithm::kRing:
+      return split_part(s.bytes, s.ranks, chunk);
     case Algorithm::kDoubleBinaryTree: {
       const int64_t half = split_part(s.bytes, 2, chunk / s.tree_pieces);
       return split_part(half, s.tree_pieces, chunk % s.tree_pieces);
@@ -161,7 +171,8 @@ struct Schedule {
       return split_part(shard, hosts, chunk % hosts);
     }
     case Algorithm::kPairwise:
-    case Algorithm::kRailAligned: return split_part(s.bytes, s.ranks, chunk % s.ranks);
+    case Algorithm::kRailAligned:
+      return split_part(s.bytes, s.ranks, chunk % s.ranks);
   }
   return 0;
 }
@@ -231,8 +242,8 @@ namespace detail {
   return absl::OkStatus();
 }
 
-[[nodiscard]] inline Schedule header(Collective kind, Algorithm algo, int32_t ranks,
-                                     int64_t bytes, int32_t num_chunks) {
+[[nodiscard]] inline Schedule header(Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
+                                     int32_t num_chunks) {
   Schedule s;
   s.kind = kind;
   s.algo = algo;
@@ -277,9 +288,9 @@ struct Grouping {
   const size_t g = by_host.begin()->second.size();
   for (auto& [host, members] : by_host) {
     if (members.size() != g)
-      return invalid_field(str_cat("host ", host), str_cat(members.size(), " ranks"),
-                           str_cat("host groups must be equal; host ",
-                                   by_host.begin()->first, " has ", g));
+      return invalid_field(
+          str_cat("host ", host), str_cat(members.size(), " ranks"),
+          str_cat("host groups must be equal; host ", by_host.begin()->first, " has ", g));
     const auto hi = static_cast<int32_t>(out.members.size());
     for (size_t i = 0; i < members.size(); ++i) {
       out.host_index[static_cast<size_t>(members[i])] = hi;
@@ -356,39 +367,36 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
 // or > 2^50, bad groupings, an algorithm the collective has no schedule for).
 // ---------------------------------------------------------------------------
 
+namespace detail {
+// One ring over ranks 0..n-1: the reduce-scatter half, the all-gather half, or both.
+inline absl::StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t bytes,
+                                              bool reduce, bool gather) {
+  RAILYARD_RETURN_IF_ERROR(check_size(ranks, bytes, kMaxRanks));
+  Schedule s = header(kind, Algorithm::kRing, ranks, bytes, ranks);
+  std::vector<int32_t> ring(static_cast<size_t>(ranks));
+  for (int32_t r = 0; r < ranks; ++r) ring[static_cast<size_t>(r)] = r;
+  std::vector<Step> steps(static_cast<size_t>((reduce && gather ? 2 : 1) * (ranks - 1)));
+  ring_all_reduce_into(s, steps, 0, ring, 0, 1, 1, reduce, gather);
+  append_steps(s, std::move(steps));
+  return s;
+}
+}  // namespace detail
+
 // Ring all-reduce: reduce-scatter then all-gather around 0 -> 1 -> ... -> n-1 -> 0.
 // Rank r ends the reduce-scatter holding chunk r (fully reduced).
 [[nodiscard]] inline absl::StatusOr<Schedule> ring_all_reduce(int32_t ranks, int64_t bytes) {
-  RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
-  Schedule s = detail::header(Collective::kAllReduce, Algorithm::kRing, ranks, bytes, ranks);
-  std::vector<int32_t> ring(static_cast<size_t>(ranks));
-  for (int32_t r = 0; r < ranks; ++r) ring[static_cast<size_t>(r)] = r;
-  std::vector<Step> steps(static_cast<size_t>(2 * (ranks - 1)));
-  detail::ring_all_reduce_into(s, steps, 0, ring, 0, 1, 1, true, true);
-  detail::append_steps(s, std::move(steps));
-  return s;
+  return detail::ring_schedule(Collective::kAllReduce, ranks, bytes, /*reduce=*/true,
+                               /*gather=*/true);
 }
 
 [[nodiscard]] inline absl::StatusOr<Schedule> ring_all_gather(int32_t ranks, int64_t bytes) {
-  RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
-  Schedule s = detail::header(Collective::kAllGather, Algorithm::kRing, ranks, bytes, ranks);
-  std::vector<int32_t> ring(static_cast<size_t>(ranks));
-  for (int32_t r = 0; r < ranks; ++r) ring[static_cast<size_t>(r)] = r;
-  std::vector<Step> steps(static_cast<size_t>(ranks - 1));
-  detail::ring_all_reduce_into(s, steps, 0, ring, 0, 1, 1, false, true);
-  detail::append_steps(s, std::move(steps));
-  return s;
+  return detail::ring_schedule(Collective::kAllGather, ranks, bytes, /*reduce=*/false,
+                               /*gather=*/true);
 }
 
 [[nodiscard]] inline absl::StatusOr<Schedule> ring_reduce_scatter(int32_t ranks, int64_t bytes) {
-  RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
-  Schedule s = detail::header(Collective::kReduceScatter, Algorithm::kRing, ranks, bytes, ranks);
-  std::vector<int32_t> ring(static_cast<size_t>(ranks));
-  for (int32_t r = 0; r < ranks; ++r) ring[static_cast<size_t>(r)] = r;
-  std::vector<Step> steps(static_cast<size_t>(ranks - 1));
-  detail::ring_all_reduce_into(s, steps, 0, ring, 0, 1, 1, true, false);
-  detail::append_steps(s, std::move(steps));
-  return s;
+  return detail::ring_schedule(Collective::kReduceScatter, ranks, bytes, /*reduce=*/true,
+                               /*gather=*/false);
 }
 
 // NCCL's double binary tree, each tree carrying half of S in `pieces` pipelined pieces.
@@ -397,7 +405,8 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
                                                                             int32_t pieces = 1) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
   if (pieces < 1 || pieces > kMaxTreePieces)
-    return invalid_field("pieces", str_cat(pieces), str_cat("must be in [1, ", kMaxTreePieces, "]"));
+    return invalid_field("pieces", str_cat(pieces),
+                         str_cat("must be in [1, ", kMaxTreePieces, "]"));
   Schedule s = detail::header(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, ranks, bytes,
                               2 * pieces);
   s.tree_pieces = pieces;
@@ -406,7 +415,8 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
   std::vector<Step> steps;
   for (int32_t t = 0; t < 2; ++t) {
     std::vector<int32_t> parent(n), depth(n, -1), height(n, 0);
-    for (int32_t r = 0; r < ranks; ++r) parent[static_cast<size_t>(r)] = detail::dtree_parent(ranks, t, r);
+    for (int32_t r = 0; r < ranks; ++r)
+      parent[static_cast<size_t>(r)] = detail::dtree_parent(ranks, t, r);
     // depth by walking up (trees have depth O(log n))
     int32_t max_depth = 0;
     for (size_t r = 0; r < n; ++r) {
@@ -481,8 +491,8 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
                                  true);
   }
   for (const auto& host : grouping.members)
-    detail::ring_all_reduce_into(s, steps, static_cast<size_t>(g - 1 + 2 * (h - 1)), host, 0, h,
-                                 h, false, true);
+    detail::ring_all_reduce_into(s, steps, static_cast<size_t>(g - 1 + 2 * (h - 1)), host, 0, h, h,
+                                 false, true);
   detail::append_steps(s, std::move(steps));
   return s;
 }
@@ -490,8 +500,8 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
 // Pairwise all-to-all: n-1 steps; at step k rank r sends its block for (r+k) mod n.
 [[nodiscard]] inline absl::StatusOr<Schedule> pairwise_all_to_all(int32_t ranks, int64_t bytes) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxAllToAllRanks));
-  Schedule s = detail::header(Collective::kAllToAll, Algorithm::kPairwise, ranks, bytes,
-                              ranks * ranks);
+  Schedule s =
+      detail::header(Collective::kAllToAll, Algorithm::kPairwise, ranks, bytes, ranks * ranks);
   for (int32_t k = 1; k < ranks; ++k) {
     Step step;
     step.transfers.reserve(static_cast<size_t>(ranks));
@@ -511,8 +521,8 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
       std::min<size_t>(host_of_rank.size(), static_cast<size_t>(kMaxAllToAllRanks) + 1));
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxAllToAllRanks));
   RAILYARD_ASSIGN_OR_RETURN(detail::Grouping grp, detail::group_hosts(host_of_rank, ranks));
-  Schedule s = detail::header(Collective::kAllToAll, Algorithm::kRailAligned, ranks, bytes,
-                              ranks * ranks);
+  Schedule s =
+      detail::header(Collective::kAllToAll, Algorithm::kRailAligned, ranks, bytes, ranks * ranks);
   s.ranks_per_host = grp.g;
   s.host_of_rank = host_of_rank;
   auto host = [&](int32_t r) { return grp.host_index[static_cast<size_t>(r)]; };
@@ -568,10 +578,14 @@ struct ScheduleOptions {
   switch (algo) {
     case Algorithm::kRing:
       switch (kind) {
-        case Collective::kAllReduce: return ring_all_reduce(ranks, bytes);
-        case Collective::kAllGather: return ring_all_gather(ranks, bytes);
-        case Collective::kReduceScatter: return ring_reduce_scatter(ranks, bytes);
-        case Collective::kAllToAll: return unsupported();
+        case Collective::kAllReduce:
+          return ring_all_reduce(ranks, bytes);
+        case Collective::kAllGather:
+          return ring_all_gather(ranks, bytes);
+        case Collective::kReduceScatter:
+          return ring_reduce_scatter(ranks, bytes);
+        case Collective::kAllToAll:
+          return unsupported();
       }
       break;
     case Algorithm::kDoubleBinaryTree:
@@ -605,8 +619,12 @@ struct ScheduleOptions {
       factor = s.kind == Collective::kAllReduce ? 2 * (n - 1) : n - 1;
       break;
     case Algorithm::kDoubleBinaryTree:
-    case Algorithm::kHierarchical: factor = 2 * (n - 1); break;
-    case Algorithm::kPairwise: factor = n - 1; break;
+    case Algorithm::kHierarchical:
+      factor = 2 * (n - 1);
+      break;
+    case Algorithm::kPairwise:
+      factor = n - 1;
+      break;
     case Algorithm::kRailAligned: {
       const int64_t g = s.ranks_per_host;
       if (g < 1 || n % g != 0)
