@@ -7,5 +7,7 @@
 //   absl::Status ok = railyard::collective::verify(*ring);
 #pragma once
 
+#include "railyard/collective/cost.hpp"
 #include "railyard/collective/schedule.hpp"
+#include "railyard/collective/traffic.hpp"
 #include "railyard/collective/verify.hpp"

@@ -69,6 +69,45 @@ inline void append_nvlink(const topology::Fabric& f, GpuEndpoint a, GpuEndpoint 
 }
 }  // namespace detail
 
+// How a flow from GPU a to GPU b (valid, distinct) gets through the fabric, by
+// the rules above, without listing network routes: either NVLink only
+// (network == false, prefix = the two NVLink links), or prefix (NVLink
+// forwarding, then the PCIe link to the NIC port `src`), one up/down route from
+// `src` to `dst`, then `last` (PCIe into GPU b).
+struct NetworkCrossing {
+  bool network = false;
+  bool nvlink_forward = false;
+  std::vector<LinkId> prefix;
+  NicPort src;
+  NicPort dst;
+  LinkId last;
+};
+
+template <class E>
+[[nodiscard]] NetworkCrossing network_crossing(const topology::ClusterDescriptor<E>& d,
+                                               const topology::Fabric& f, GpuEndpoint a,
+                                               GpuEndpoint b, GpuPathOptions options = {}) {
+  NetworkCrossing x;
+  if (a.host == b.host || d.domain_of(a.host) == d.domain_of(b.host)) {
+    detail::append_nvlink(f, a, b, x.prefix);
+    return x;
+  }
+  x.network = true;
+  x.dst = NicPort{b.host, d.nic_of_gpu(b.gpu), options.plane};
+  x.src = NicPort{a.host, d.nic_of_gpu(a.gpu), options.plane};
+  GpuEndpoint relay = a;  // the GPU whose NIC the flow leaves through
+  const bool rails_differ = x.src.nic != x.dst.nic;
+  if (rails_differ && (options.forward_over_nvlink || d.path_count(x.src, x.dst) == 0)) {
+    relay = {a.host, d.gpu_of_nic(x.dst.nic)};
+    x.src.nic = x.dst.nic;
+  }
+  x.nvlink_forward = relay != a;
+  if (x.nvlink_forward) detail::append_nvlink(f, a, relay, x.prefix);
+  x.prefix.push_back(detail::link_between(f, f.gpu(relay.host, relay.gpu), f.nic_port(x.src)));
+  x.last = detail::link_between(f, f.nic_port(x.dst), f.gpu(b.host, b.gpu));
+  return x;
+}
+
 // Every path from GPU a to GPU b (rules above). Errors name the endpoint or the
 // plane when they do not exist; an empty result never happens for valid input
 // on a healthy fabric.
@@ -89,31 +128,20 @@ template <class E>
                          str_cat("out of range (planes 0..", d.planes() - 1, ")"));
   std::vector<GpuPath> out;
   if (a == b) return out;
-  if (a.host == b.host || d.domain_of(a.host) == d.domain_of(b.host)) {
+  const NetworkCrossing x = network_crossing(d, f, a, b, options);
+  if (!x.network) {
     GpuPath p;
-    detail::append_nvlink(f, a, b, p.links);
+    p.links = x.prefix;
     out.push_back(std::move(p));
     return out;
   }
-  const NicPort dst{b.host, d.nic_of_gpu(b.gpu), options.plane};
-  NicPort src{a.host, d.nic_of_gpu(a.gpu), options.plane};
-  GpuEndpoint relay = a;  // the GPU whose NIC the flow leaves through
-  const bool rails_differ = src.nic != dst.nic;
-  if (rails_differ && (options.forward_over_nvlink || d.path_count(src, dst) == 0)) {
-    relay = {a.host, d.gpu_of_nic(dst.nic)};
-    src.nic = dst.nic;
-  }
-  std::vector<LinkId> prefix;
-  if (relay != a) detail::append_nvlink(f, a, relay, prefix);
-  prefix.push_back(detail::link_between(f, f.gpu(relay.host, relay.gpu), f.nic_port(src)));
-  const LinkId last = detail::link_between(f, f.nic_port(dst), f.gpu(b.host, b.gpu));
-  d.for_each_route(src, dst, [&](const topology::Route& r) {
+  d.for_each_route(x.src, x.dst, [&](const topology::Route& r) {
     GpuPath p;
-    p.nvlink_forward = relay != a;
-    p.links = prefix;
-    const topology::Path net = f.route_links(src, dst, r);
+    p.nvlink_forward = x.nvlink_forward;
+    p.links = x.prefix;
+    const topology::Path net = f.route_links(x.src, x.dst, r);
     for (LinkId l : net.view()) p.links.push_back(l);
-    p.links.push_back(last);
+    p.links.push_back(x.last);
     out.push_back(std::move(p));
   });
   return out;

@@ -6,4 +6,5 @@
 //   auto result = railyard::sim::simulate(fabric, steps, {});
 #pragma once
 
+#include "railyard/sim/collective_sim.hpp"
 #include "railyard/sim/flow_sim.hpp"

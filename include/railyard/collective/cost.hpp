@@ -1,0 +1,258 @@
+// railyard/collective/cost.hpp — the analytic cost of routed collective steps
+// (alpha-beta with contention) and the bandwidth lower bound of a collective on
+// a fabric.
+//
+//   // flows: anything with size(), links(i) (ints) and bytes(i), e.g. sim::FlowStep
+//   std::vector<double> scratch;
+//   double beta = railyard::collective::contention_us(capacities_gbps, flows, scratch);
+//
+//   auto cluster = railyard::topology::make_cluster("h100-1024");
+//   std::vector<std::vector<railyard::routing::GpuEndpoint>> groups = {...};  // rank order
+//   auto lb = railyard::collective::bandwidth_lower_bound(
+//       *cluster, railyard::collective::Collective::kAllReduce, int64_t{1} << 30, groups);
+//   // lb->time_us, lb->reason ("host 3 network: 2(k-1)S over 128 hosts' NICs")
+//
+// Contention (the beta term). A step's transfers run at once; a link carrying B
+// bytes at C Gb/s needs B·8/C ns. The step cannot finish before its most loaded
+// link has drained, so the analytic step time is alpha + max over links of
+// bytes/capacity. It is exact when that link's flows are not slowed elsewhere,
+// and a lower bound on the max-min fair simulation otherwise.
+//
+// Lower bound. Units nest: each GPU, each NVLink domain (the host on HGX), each
+// scalable unit (SU) and each pod. A unit's egress (ingress) capacity is the sum
+// of the capacities of the links leaving (entering) it. Bytes that must cross a
+// unit's boundary, for a group of n ranks of which m lie in the unit (f = m/n,
+// 0 < f < 1), with S as in nccl-tests:
+//   all-gather      out f·S (its blocks), in (1-f)·S (everyone else's)
+//   reduce-scatter  out (1-f)·S, in f·S
+//   all-to-all      out and in m(n-m)/n·S
+//   all-reduce      out S and in S (every position needs the unit's
+//                   contribution outside or the outside's inside, and the
+//                   result back), and over all k units holding ranks at least
+//                   2(k-1)·S crossings: each position's reduction tree has k-1
+//                   edges between units and its broadcast k-1 more (the
+//                   bandwidth-optimality argument of Patarasuk & Yuan, JPDC
+//                   2009, applied to units), which bounds the time by
+//                   2(k-1)·S / (sum of those units' egress capacities).
+// Groups run at once, so the bytes of all groups add up per unit. The bound is
+// the largest bytes/capacity over every unit of every level. It assumes what the
+// fabric's up/down routing guarantees: no unit relays traffic between two others.
+// On a non-blocking HGX fabric a ring all-reduce over every GPU of h hosts runs
+// at 2(n-1)/n·S / (8 × 400 Gb/s) against the host-level bound
+// 2(h-1)/h·S / (8 × 400 Gb/s).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "railyard/collective/schedule.hpp"
+#include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/routing/paths.hpp"
+#include "railyard/topology/cluster.hpp"
+#include "railyard/topology/fabric.hpp"
+
+namespace railyard::collective {
+
+// Bytes per µs carried by one Gb/s.
+inline constexpr double kBytesPerUsPerGbps = 125.0;
+
+// The beta term of one step: the most loaded link's bytes / capacity, in µs.
+// `flows` provides size(), links(i) (a range of int32 link ids) and bytes(i).
+// `scratch` is resized to capacities.size() and left zeroed (reuse it across
+// steps: the cost is then O(links crossed), no allocation).
+template <class Flows>
+[[nodiscard]] double contention_us(std::span<const double> capacities_gbps, const Flows& flows,
+                                   std::vector<double>& scratch) {
+  if (scratch.size() != capacities_gbps.size()) scratch.assign(capacities_gbps.size(), 0.0);
+  double worst = 0;
+  for (size_t i = 0; i < flows.size(); ++i)
+    for (int32_t l : flows.links(i)) scratch[static_cast<size_t>(l)] += flows.bytes(i);
+  for (size_t i = 0; i < flows.size(); ++i)
+    for (int32_t l : flows.links(i)) {
+      double& b = scratch[static_cast<size_t>(l)];
+      if (b > 0) {
+        const double cap = capacities_gbps[static_cast<size_t>(l)];
+        worst = std::max(worst, cap > 0 ? b / (cap * kBytesPerUsPerGbps)
+                                        : std::numeric_limits<double>::infinity());
+        b = 0;
+      }
+    }
+  return worst;
+}
+
+enum class UnitLevel : uint8_t { kGpu, kDomain, kSu, kPod };
+inline constexpr std::string_view kUnitLevelNames[4] = {"gpu", "domain", "su", "pod"};
+
+struct LowerBound {
+  double time_us = 0;  // 0 when nothing must cross any unit
+  UnitLevel level = UnitLevel::kGpu;
+  int32_t unit = -1;   // the binding unit (-1: the all-reduce aggregate of its level)
+  std::string reason;  // one line, e.g. "domain 3 egress: 8.59e+09 bytes over 3200 Gb/s"
+};
+
+namespace detail {
+
+// Unit id of every fabric node at `level` (-1: in no unit). GPUs and NIC ports
+// take their host's unit; switches take the unit of everything below them when
+// that is a single unit.
+inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel level) {
+  const topology::ClusterDescriptor<>& d = f.descriptor();
+  std::vector<int32_t> unit(static_cast<size_t>(f.node_count()), -1);
+  for (int32_t n = 0; n < f.node_count(); ++n) {
+    const topology::NodeKind k = f.kind(NodeId{n});
+    if (k != topology::NodeKind::kGpu && k != topology::NodeKind::kNicPort) continue;
+    const HostId h{f.owner(NodeId{n})};
+    switch (level) {
+      case UnitLevel::kGpu:
+        unit[static_cast<size_t>(n)] = k == topology::NodeKind::kGpu ? n : -1;
+        break;
+      case UnitLevel::kDomain:
+        unit[static_cast<size_t>(n)] = d.domain_of(h);
+        break;
+      case UnitLevel::kSu:
+        unit[static_cast<size_t>(n)] = d.su_of(h).value();
+        break;
+      case UnitLevel::kPod:
+        unit[static_cast<size_t>(n)] = d.pod_of(h).value();
+        break;
+    }
+  }
+  if (level == UnitLevel::kGpu) return unit;
+  // Switches bottom up: NVLink switches, leaves, spines, cores. A node inherits
+  // when every node below it (over its incoming up links) agrees.
+  constexpr int32_t kUnset = -2;
+  for (topology::NodeKind kind : {topology::NodeKind::kNvSwitch, topology::NodeKind::kLeaf,
+                                  topology::NodeKind::kSpine, topology::NodeKind::kCore}) {
+    std::vector<int32_t> seen(static_cast<size_t>(f.node_count()), kUnset);
+    for (int32_t l = 0; l < f.link_count(); l += 2) {  // up links: lower -> upper
+      const NodeId upper = f.dst(LinkId{l});
+      if (f.kind(upper) != kind) continue;
+      const int32_t below = unit[static_cast<size_t>(f.src(LinkId{l}).value())];
+      int32_t& s = seen[static_cast<size_t>(upper.value())];
+      s = (s == kUnset || s == below) ? below : -1;
+    }
+    for (int32_t n = 0; n < f.node_count(); ++n)
+      if (f.kind(NodeId{n}) == kind)
+        unit[static_cast<size_t>(n)] =
+            seen[static_cast<size_t>(n)] == kUnset ? -1 : seen[static_cast<size_t>(n)];
+  }
+  return unit;
+}
+
+}  // namespace detail
+
+// The bandwidth lower bound (see the overview) of `kind` over S = `bytes`, run at
+// once in every group (GPUs in rank order). Capacities come from `failures` when
+// given. Errors: an empty group list, groups of different sizes, GPUs outside the
+// cluster, bytes < 0.
+[[nodiscard]] inline absl::StatusOr<LowerBound> bandwidth_lower_bound(
+    const topology::Cluster& cluster, Collective kind, int64_t bytes,
+    std::span<const std::vector<routing::GpuEndpoint>> groups,
+    const topology::FailureOverlay* failures = nullptr) {
+  const topology::ClusterDescriptor<>& d = cluster.descriptor;
+  const topology::Fabric& f = cluster.fabric;
+  if (groups.empty()) return invalid_field("groups", "0", "at least one group is required");
+  if (bytes < 0) return invalid_field("bytes", str_cat(bytes), "must not be negative");
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].size() != groups[0].size())
+      return invalid_field(str_cat("groups[", g, "]"), str_cat(groups[g].size(), " ranks"),
+                           str_cat("all groups must have ", groups[0].size()));
+    for (const routing::GpuEndpoint& e : groups[g])
+      if (e.host.value() < 0 || e.host.value() >= d.hosts() || e.gpu.value() < 0 ||
+          e.gpu.value() >= d.gpus_per_host())
+        return invalid_field("gpu", str_cat(e.host.value(), ":", e.gpu.value()),
+                             "is not a GPU of the cluster");
+  }
+  const auto n = static_cast<double>(groups[0].size());
+  const auto S = static_cast<double>(bytes);
+  LowerBound best;
+  auto cap_of = [&](LinkId l) {
+    return failures ? failures->capacity_gbps(l) : f.capacity_gbps(l);
+  };
+  for (UnitLevel level : {UnitLevel::kGpu, UnitLevel::kDomain, UnitLevel::kSu, UnitLevel::kPod}) {
+    const std::vector<int32_t> unit = detail::unit_of_nodes(f, level);
+    int32_t units = 0;
+    for (int32_t u : unit) units = std::max(units, u + 1);
+    std::vector<double> out_cap(static_cast<size_t>(units), 0.0);
+    std::vector<double> in_cap(static_cast<size_t>(units), 0.0);
+    for (int32_t l = 0; l < f.link_count(); ++l) {
+      const int32_t a = unit[static_cast<size_t>(f.src(LinkId{l}).value())];
+      const int32_t b = unit[static_cast<size_t>(f.dst(LinkId{l}).value())];
+      if (a == b) continue;
+      if (a >= 0) out_cap[static_cast<size_t>(a)] += cap_of(LinkId{l});
+      if (b >= 0) in_cap[static_cast<size_t>(b)] += cap_of(LinkId{l});
+    }
+    std::vector<double> out_need(static_cast<size_t>(units), 0.0);
+    std::vector<double> in_need(static_cast<size_t>(units), 0.0);
+    std::vector<char> holds(static_cast<size_t>(units), 0);
+    double crossings = 0;  // all-reduce: 2(k-1)·S summed over groups
+    std::vector<int32_t> count(static_cast<size_t>(units), 0);
+    std::vector<int32_t> touched;
+    for (const std::vector<routing::GpuEndpoint>& group : groups) {
+      touched.clear();
+      for (const routing::GpuEndpoint& e : group) {
+        const int32_t u = unit[static_cast<size_t>(f.gpu(e.host, e.gpu).value())];
+        if (count[static_cast<size_t>(u)]++ == 0) touched.push_back(u);
+      }
+      for (int32_t u : touched) {
+        const double m = count[static_cast<size_t>(u)];
+        const double frac = m / n;
+        holds[static_cast<size_t>(u)] = 1;
+        if (touched.size() > 1) {
+          double out = 0, in = 0;
+          switch (kind) {
+            case Collective::kAllGather:
+              out = frac * S, in = (1 - frac) * S;
+              break;
+            case Collective::kReduceScatter:
+              out = (1 - frac) * S, in = frac * S;
+              break;
+            case Collective::kAllToAll:
+              out = in = m * (n - m) / n * S;
+              break;
+            case Collective::kAllReduce:
+              out = in = S;
+              break;
+          }
+          out_need[static_cast<size_t>(u)] += out;
+          in_need[static_cast<size_t>(u)] += in;
+        }
+        count[static_cast<size_t>(u)] = 0;
+      }
+      if (kind == Collective::kAllReduce)
+        crossings += 2.0 * static_cast<double>(touched.size() - 1) * S;
+    }
+    auto consider = [&](double need, double cap, int32_t u, std::string_view what) {
+      if (need <= 0) return;
+      const double t =
+          cap > 0 ? need / (cap * kBytesPerUsPerGbps) : std::numeric_limits<double>::infinity();
+      if (t > best.time_us) {
+        best.time_us = t;
+        best.level = level;
+        best.unit = u;
+        best.reason = u >= 0 ? str_cat(kUnitLevelNames[static_cast<int>(level)], " ", u, " ", what,
+                                       ": ", need, " bytes over ", cap, " Gb/s")
+                             : str_cat(kUnitLevelNames[static_cast<int>(level)], " level ", what,
+                                       ": ", need, " bytes over ", cap, " Gb/s");
+      }
+    };
+    double holding_cap = 0;
+    for (int32_t u = 0; u < units; ++u) {
+      consider(out_need[static_cast<size_t>(u)], out_cap[static_cast<size_t>(u)], u, "egress");
+      consider(in_need[static_cast<size_t>(u)], in_cap[static_cast<size_t>(u)], u, "ingress");
+      if (holds[static_cast<size_t>(u)]) holding_cap += out_cap[static_cast<size_t>(u)];
+    }
+    consider(crossings, holding_cap, -1, "all-reduce crossings 2(k-1)S");
+  }
+  return best;
+}
+
+}  // namespace railyard::collective

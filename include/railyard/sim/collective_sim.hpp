@@ -1,0 +1,518 @@
+// railyard/sim/collective_sim.hpp — a collective on placed ranks: its transfers
+// mapped to GPUs and routed through the fabric (ECMP, planned paths or sprayed
+// QPs), then timed by the analytic model and by the max-min fair flow simulator.
+//
+//   auto cluster = railyard::topology::make_cluster("h100-1024");
+//   using railyard::routing::GpuEndpoint;
+//   std::vector<std::vector<GpuEndpoint>> groups(1);            // one group, rank order
+//   for (int32_t h = 0; h < 128; ++h)
+//     for (int32_t g = 0; g < 8; ++g)
+//       groups[0].push_back({railyard::HostId{h}, railyard::GpuIndex{g}});
+//   railyard::sim::CollectiveSimOptions o;                     // ring, planned paths
+//   auto r = railyard::sim::simulate_collective(*cluster, groups,
+//       railyard::collective::Collective::kAllReduce, int64_t{1} << 30, o);
+//   // r->busbw_gbps ≈ 3200 (8 × 400 Gb/s, nccl-tests shows 400 GB/s), r->lower_bound_us,
+//   // r->max_link_utilization, r->tiers[...], r->link_utilization (for heat maps)
+//
+// Mapping. Group g's rank r runs on GPU groups[g][r]. Every group runs the same
+// collective at once (the groups of one parallel dimension in a training step);
+// step k of every group starts together. collective_traffic() (traffic.hpp) gives
+// each group's steps as phases; a transfer between two GPUs of one host or one
+// NVLink domain crosses NVLink; otherwise it goes GPU -> PCIe -> NIC port ->
+// network -> NIC port -> PCIe -> GPU (routing/paths.hpp network_crossing), after
+// forwarding over NVLink to the GPU on the destination's rail when the rails
+// differ and `pxn` is on (NCCL's PXN) or the fabric has no path between the
+// rails. On a multi-plane fabric each transfer is split evenly over the planes.
+//
+// Connections and QPs. The network part of a transfer belongs to a connection
+// (source GPU, destination GPU, channel, plane) that keeps its identity for the
+// whole collective; its bytes are split evenly over `qps` queue pairs, each one
+// flow of the simulator:
+//   kEcmp     every QP is hashed independently at each switch (UniformRandomHash
+//             seeded by `seed`: unknown vendor hashes as independent uniform draws,
+//             FACTS.md §2); QP j of connection c uses source port 0xC000 +
+//             (c·qps + j) mod 2^14 and destination QP 0x100 + c·qps + j.
+//   kPlanned  railyard chooses: every QP of every step goes through
+//             routing::assign_paths, which minimizes the most loaded link.
+//   kSpray    each connection gets a spraying plan (routing::plan_connection with
+//             a CRC-32 5-tuple hash seeded by `seed`): QP i on the path its source
+//             port steers it to; successive connections from one NIC port start
+//             on successive uplinks.
+//
+// Time. A step takes alpha + transfer time. alpha = the slowest flow's latency:
+// cable propagation (5 ns/m) + switch_ns per leaf/spine/core crossed +
+// nvswitch_ns per NVLink switch + nic_ns per NIC port crossed + step_overhead_us.
+// Switch, NVSwitch and NIC latencies are assumptions (cut-through Ethernet
+// switches are specified in the 0.5–1 µs range); change them in LatencyModel.
+// Transfer time: the flow simulator (flow_sim.hpp), or for `analytic_us` the
+// contention model (collective/cost.hpp: the most loaded link). A phase of
+// `repeat` identical steps is simulated once.
+//
+// Results follow nccl-tests: algbw = S / time, busbw = algbw × 2(n-1)/n for
+// all-reduce and × (n-1)/n otherwise (FACTS.md §4), n = ranks per group.
+// Utilization of a link = bytes it carried / (capacity × total time).
+//
+// Cost: O(segments × flows per step × path length) to build and route, plus the
+// simulator; a ring all-reduce is one segment however many steps it has.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "railyard/collective/cost.hpp"
+#include "railyard/collective/schedule.hpp"
+#include "railyard/collective/traffic.hpp"
+#include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/placement/ordering.hpp"
+#include "railyard/placement/plan.hpp"
+#include "railyard/routing/assign.hpp"
+#include "railyard/routing/hash.hpp"
+#include "railyard/routing/paths.hpp"
+#include "railyard/routing/spray.hpp"
+#include "railyard/sim/flow_sim.hpp"
+#include "railyard/topology/cluster.hpp"
+
+namespace railyard::sim {
+
+enum class Routing : uint8_t { kEcmp, kPlanned, kSpray };
+inline constexpr std::string_view kRoutingNames[3] = {"ecmp", "planned", "spray"};
+
+[[nodiscard]] constexpr std::string_view routing_name(Routing r) {
+  return kRoutingNames[static_cast<size_t>(r)];
+}
+[[nodiscard]] inline absl::StatusOr<Routing> parse_routing(std::string_view text) {
+  for (size_t i = 0; i < 3; ++i)
+    if (text == kRoutingNames[i]) return static_cast<Routing>(i);
+  return invalid_field("routing", text, "use ecmp, planned or spray");
+}
+
+struct LatencyModel {
+  double switch_ns = 600;       // per leaf/spine/core switch crossed (assumption)
+  double nvswitch_ns = 250;     // per NVLink switch crossed (assumption)
+  double nic_ns = 500;          // per NIC port crossed (assumption)
+  double step_overhead_us = 0;  // software cost per step
+};
+
+struct CollectiveSimOptions {
+  collective::Algorithm algorithm = collective::Algorithm::kRing;
+  Routing routing = Routing::kPlanned;
+  int32_t qps = 1;       // queue pairs per connection, 1..256
+  uint64_t seed = 1;     // hash seed (ECMP, spray)
+  int32_t channels = 0;  // rings; 0 = one per NIC the group can use (traffic.hpp)
+  int32_t tree_pieces = 1;
+  bool pxn = true;  // forward over NVLink to the destination's rail
+  LatencyModel latency;
+  const topology::FailureOverlay* failures = nullptr;
+  // Keep per-link bytes and utilization in the report (heat maps).
+  bool keep_links = true;
+};
+
+struct TierUtilization {
+  topology::LinkTier tier = topology::LinkTier::kHostLeaf;
+  int32_t links = 0;            // directed links of the tier in the fabric
+  int32_t links_used = 0;       // that carried bytes
+  double max_utilization = 0;   // over used links
+  double mean_utilization = 0;  // over used links
+  double bytes = 0;             // carried, summed over the tier's links
+};
+
+struct CollectiveReport {
+  collective::Collective kind = collective::Collective::kAllReduce;
+  collective::Algorithm algorithm = collective::Algorithm::kRing;
+  Routing routing = Routing::kPlanned;
+  int32_t qps = 1;
+  int32_t channels = 1;
+  int32_t groups = 0;
+  int32_t ranks = 0;       // per group
+  int64_t bytes = 0;       // S, per group
+  int64_t steps = 0;       // steps of the collective
+  int64_t segments = 0;    // distinct steps simulated
+  int64_t flows = 0;       // simulator flows over the distinct steps
+  int64_t events = 0;      // simulator rate recomputations
+  double time_us = 0;      // simulated
+  double analytic_us = 0;  // contention model
+  double latency_us = 0;   // the alpha part of time_us
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  double lower_bound_us = 0;  // bandwidth lower bound (collective/cost.hpp)
+  std::string lower_bound_reason;
+  double max_link_utilization = 0;
+  LinkId max_link;                       // invalid when nothing crossed a link
+  std::vector<TierUtilization> tiers;    // every tier of the fabric, bottom up
+  std::vector<double> link_bytes;        // per directed link (keep_links)
+  std::vector<double> link_utilization;  // per directed link (keep_links)
+};
+
+namespace detail {
+
+// One step's worth of (group, phase) pairs, repeated `repeat` times.
+struct Segment {
+  std::vector<std::pair<int32_t, int32_t>> parts;  // (group, phase index)
+  int64_t repeat = 0;
+};
+
+// Lockstep merge of the groups' run-length-encoded phases.
+inline std::vector<Segment> merge_groups(std::span<const collective::Traffic> traffic) {
+  std::vector<Segment> out;
+  std::vector<size_t> phase(traffic.size(), 0);
+  std::vector<int64_t> left(traffic.size(), 0);
+  for (size_t g = 0; g < traffic.size(); ++g)
+    if (!traffic[g].phases.empty()) left[g] = traffic[g].phases[0].repeat;
+  for (;;) {
+    int64_t r = 0;
+    Segment seg;
+    for (size_t g = 0; g < traffic.size(); ++g) {
+      if (phase[g] >= traffic[g].phases.size()) continue;
+      seg.parts.push_back({static_cast<int32_t>(g), static_cast<int32_t>(phase[g])});
+      r = r == 0 ? left[g] : std::min(r, left[g]);
+    }
+    if (seg.parts.empty()) return out;
+    seg.repeat = r;
+    for (const auto& [g, p] : seg.parts) {
+      const auto gi = static_cast<size_t>(g);
+      left[gi] -= r;
+      if (left[gi] == 0 && ++phase[gi] < traffic[gi].phases.size())
+        left[gi] = traffic[gi].phases[phase[gi]].repeat;
+    }
+    out.push_back(std::move(seg));
+  }
+}
+
+// Latency of one flow's links (µs, without the step overhead).
+inline double flow_latency_us(const topology::Fabric& f, std::span<const int32_t> links,
+                              const LatencyModel& m) {
+  double ns = 0;
+  for (int32_t l : links) {
+    ns += f.latency_ns(LinkId{l});
+    switch (f.kind(f.dst(LinkId{l}))) {
+      case topology::NodeKind::kLeaf:
+      case topology::NodeKind::kSpine:
+      case topology::NodeKind::kCore:
+        ns += m.switch_ns;
+        break;
+      case topology::NodeKind::kNvSwitch:
+        ns += m.nvswitch_ns;
+        break;
+      case topology::NodeKind::kNicPort:
+        ns += m.nic_ns;
+        break;
+      case topology::NodeKind::kGpu:
+        if (f.kind(f.src(LinkId{l})) == topology::NodeKind::kNicPort) ns += m.nic_ns;
+        break;
+    }
+  }
+  return ns / 1000.0;
+}
+
+// One network QP-flow waiting for its route.
+struct PendingQp {
+  size_t crossing = 0;  // index into the step's crossings
+  routing::Flow flow;
+  uint16_t sport = 0;
+  uint32_t dst_qp = 0;
+  int64_t connection = 0;
+  int32_t qp = 0;
+};
+
+}  // namespace detail
+
+// Simulates `kind` over S = `bytes` in every group at once (see the overview).
+// Errors (InvalidArgument naming the value): no groups, groups of different or
+// zero size, a GPU outside the cluster or in two groups, bytes < 1 or > 2^50,
+// qps outside [1, 256], an algorithm the collective has no schedule for, or a
+// hierarchical/rail-aligned group whose hosts hold different rank counts; and
+// the routing errors (a transfer with no working path).
+[[nodiscard]] inline absl::StatusOr<CollectiveReport> simulate_collective(
+    const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
+    collective::Collective kind, int64_t bytes, const CollectiveSimOptions& options = {}) {
+  const topology::ClusterDescriptor<>& d = cluster.descriptor;
+  const topology::Fabric& f = cluster.fabric;
+  if (groups.empty() || groups[0].empty())
+    return invalid_field("groups", groups.empty() ? "0" : "empty", "at least one rank is required");
+  if (bytes < 1 || bytes > collective::kMaxBytes)
+    return invalid_field("bytes", str_cat(bytes), "must be in [1, 2^50]");
+  if (options.qps < 1 || options.qps > routing::kMaxQpsPerConnection)
+    return invalid_field("qps", str_cat(options.qps),
+                         str_cat("must be in [1, ", routing::kMaxQpsPerConnection, "]"));
+  {
+    std::vector<char> used(static_cast<size_t>(d.gpus()), 0);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (groups[g].size() != groups[0].size())
+        return invalid_field(str_cat("groups[", g, "]"), str_cat(groups[g].size(), " ranks"),
+                             str_cat("all groups must have ", groups[0].size()));
+      for (const routing::GpuEndpoint& e : groups[g]) {
+        if (e.host.value() < 0 || e.host.value() >= d.hosts() || e.gpu.value() < 0 ||
+            e.gpu.value() >= d.gpus_per_host())
+          return invalid_field("gpu", str_cat(e.host.value(), ":", e.gpu.value()),
+                               "is not a GPU of the cluster");
+        char& u = used[static_cast<size_t>(f.gpu(e.host, e.gpu).value())];
+        if (u)
+          return invalid_field("gpu", str_cat(e.host.value(), ":", e.gpu.value()),
+                               "appears twice in the groups");
+        u = 1;
+      }
+    }
+  }
+  const auto n = static_cast<int32_t>(groups[0].size());
+
+  // Each group's phases.
+  std::vector<collective::Traffic> traffic;
+  traffic.reserve(groups.size());
+  std::vector<int32_t> host_of_rank(static_cast<size_t>(n));
+  for (const std::vector<routing::GpuEndpoint>& group : groups) {
+    for (int32_t r = 0; r < n; ++r)
+      host_of_rank[static_cast<size_t>(r)] = group[static_cast<size_t>(r)].host.value();
+    collective::TrafficOptions to;
+    to.host_of_rank = host_of_rank;
+    to.channels = options.channels;
+    to.nics_per_host = d.nics_per_host();
+    to.tree_pieces = options.tree_pieces;
+    RAILYARD_ASSIGN_OR_RETURN(collective::Traffic t, collective::collective_traffic(
+                                                         kind, options.algorithm, n, bytes, to));
+    traffic.push_back(std::move(t));
+  }
+
+  CollectiveReport rep;
+  rep.kind = kind;
+  rep.algorithm = options.algorithm;
+  rep.routing = options.routing;
+  rep.qps = options.qps;
+  rep.channels = traffic[0].channels;
+  rep.groups = static_cast<int32_t>(groups.size());
+  rep.ranks = n;
+  rep.bytes = bytes;
+  rep.steps = traffic[0].steps();
+
+  const std::vector<double> caps = capacities(f, options.failures);
+  FlowSimulator simulator(caps);
+  RAILYARD_RETURN_IF_ERROR(simulator.check_capacities());
+  std::vector<double> link_bytes(caps.size(), 0.0);
+  std::vector<double> scratch;
+
+  const routing::UniformRandomHash ecmp_hash(options.seed);
+  const routing::Crc5TupleHash spray_hash(static_cast<uint32_t>(options.seed));
+  const int32_t planes = d.planes();
+  const int32_t qps = options.qps;
+  // Connection ids (stable for the whole collective) and spraying plans.
+  absl::flat_hash_map<uint64_t, int64_t> connection_of;
+  std::vector<std::vector<topology::Route>> spray_routes;     // by connection id
+  absl::flat_hash_map<int32_t, int32_t> spray_next_rotation;  // by source port node
+  auto connection_id = [&](NodeId a, NodeId b, int32_t channel, int32_t plane) {
+    const uint64_t key =
+        ((static_cast<uint64_t>(a.value()) << 21 ^ static_cast<uint64_t>(b.value())) << 12) ^
+        (static_cast<uint64_t>(channel) << 4) ^ static_cast<uint64_t>(plane);
+    auto [it, fresh] = connection_of.try_emplace(key, static_cast<int64_t>(connection_of.size()));
+    return std::pair<int64_t, bool>{it->second, fresh};
+  };
+
+  std::vector<routing::NetworkCrossing> crossings;
+  std::vector<double> crossing_bytes;  // per QP-flow of the crossing
+  std::vector<detail::PendingQp> pending;
+  std::vector<routing::Flow> qp_flows;
+  std::vector<uint16_t> sports;
+  std::vector<uint32_t> dst_qps;
+  std::vector<topology::Route> routes;
+  std::vector<int32_t> links;
+
+  for (const detail::Segment& seg : detail::merge_groups(traffic)) {
+    FlowStep step;
+    crossings.clear();
+    crossing_bytes.clear();
+    pending.clear();
+    // 1. Map transfers to GPUs; NVLink-only ones become flows at once.
+    for (const auto& [g, ph] : seg.parts) {
+      const std::vector<routing::GpuEndpoint>& group = groups[static_cast<size_t>(g)];
+      for (const collective::PhaseTransfer& t :
+           traffic[static_cast<size_t>(g)].phases[static_cast<size_t>(ph)].transfers) {
+        const routing::GpuEndpoint a = group[static_cast<size_t>(t.src)];
+        const routing::GpuEndpoint b = group[static_cast<size_t>(t.dst)];
+        if (a == b || t.bytes <= 0) continue;
+        for (int32_t p = 0; p < planes; ++p) {
+          routing::GpuPathOptions po;
+          po.plane = PlaneId{p};
+          po.forward_over_nvlink = options.pxn;
+          routing::NetworkCrossing x = routing::network_crossing(d, f, a, b, po);
+          if (!x.network) {
+            step.add(absl::Span<const LinkId>(x.prefix), t.bytes);
+            break;  // NVLink carries it once, whatever the planes
+          }
+          const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(qps);
+          const auto [cid, fresh] =
+              connection_id(f.gpu(a.host, a.gpu), f.gpu(b.host, b.gpu), t.channel, p);
+          const size_t xi = crossings.size();
+          for (int32_t j = 0; j < qps; ++j) {
+            const int64_t q = cid * qps + j;
+            pending.push_back(
+                {xi, routing::Flow{x.src, x.dst, per_qp},
+                 static_cast<uint16_t>(routing::kSportBase + q % routing::kSportCount),
+                 static_cast<uint32_t>((0x100 + q) & 0xFFFFFF), cid, j});
+          }
+          if (options.routing == Routing::kSpray && fresh) {
+            routing::SprayOptions so;
+            so.base_dst_qpn = static_cast<uint32_t>((0x100 + cid * qps) & 0xFFFFFF);
+            const int32_t port = f.nic_port(x.src).value();
+            auto [it, first] = spray_next_rotation.try_emplace(port, 0);
+            const int32_t uplinks = d.shape().leaf_up_ports;
+            so.rotation = uplinks > 0
+                              ? (routing::detail::default_rotation(d, x.src) + it->second) % uplinks
+                              : -1;
+            ++it->second;
+            RAILYARD_ASSIGN_OR_RETURN(routing::SprayPlan plan,
+                                      routing::plan_connection(d, f, x.src, x.dst, qps, spray_hash,
+                                                               options.failures, so));
+            std::vector<topology::Route> r(static_cast<size_t>(qps));
+            for (int32_t j = 0; j < qps; ++j) {
+              const int32_t path = plan.qp[static_cast<size_t>(j)].path;
+              r[static_cast<size_t>(j)] =
+                  path >= 0 ? plan.paths[static_cast<size_t>(path)].route
+                            : plan.paths[static_cast<size_t>(j) % plan.paths.size()].route;
+            }
+            spray_routes.push_back(std::move(r));
+          }
+          crossings.push_back(std::move(x));
+          crossing_bytes.push_back(per_qp);
+        }
+      }
+    }
+    // 2. Route the network QP-flows.
+    qp_flows.clear();
+    for (const detail::PendingQp& q : pending) qp_flows.push_back(q.flow);
+    routes.clear();
+    switch (options.routing) {
+      case Routing::kPlanned: {
+        routing::AssignOptions ao;
+        ao.exact_search_limit = 0;
+        RAILYARD_ASSIGN_OR_RETURN(routing::PathPlan plan,
+                                  routing::assign_paths(d, f, qp_flows, options.failures, ao));
+        routes = std::move(plan.routes);
+        break;
+      }
+      case Routing::kEcmp: {
+        sports.clear();
+        dst_qps.clear();
+        for (const detail::PendingQp& q : pending) {
+          sports.push_back(q.sport);
+          dst_qps.push_back(q.dst_qp);
+        }
+        RAILYARD_ASSIGN_OR_RETURN(
+            routes, routing::ecmp_paths(d, f, qp_flows, ecmp_hash,
+                                        routing::EcmpOptions{sports, dst_qps}, options.failures));
+        break;
+      }
+      case Routing::kSpray:
+        for (const detail::PendingQp& q : pending)
+          routes.push_back(
+              spray_routes[static_cast<size_t>(q.connection)][static_cast<size_t>(q.qp)]);
+        break;
+    }
+    // 3. Whole flows: GPU end, network route, GPU end.
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const routing::NetworkCrossing& x = crossings[pending[i].crossing];
+      links.clear();
+      for (LinkId l : x.prefix) links.push_back(l.value());
+      const topology::Path net = f.route_links(x.src, x.dst, routes[i]);
+      for (LinkId l : net.view()) links.push_back(l.value());
+      links.push_back(x.last.value());
+      step.add(std::span<const int32_t>(links), pending[i].flow.bytes);
+    }
+    // 4. Time it.
+    double alpha = 0;
+    for (size_t i = 0; i < step.size(); ++i)
+      alpha = std::max(alpha, detail::flow_latency_us(f, step.links(i), options.latency));
+    alpha += options.latency.step_overhead_us;
+    RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
+    const double beta_analytic = collective::contention_us(caps, step, scratch);
+    const auto rpt = static_cast<double>(seg.repeat);
+    rep.time_us += rpt * (alpha + sr.time_us);
+    rep.analytic_us += rpt * (alpha + beta_analytic);
+    rep.latency_us += rpt * alpha;
+    rep.events += sr.events;
+    rep.flows += static_cast<int64_t>(step.size());
+    ++rep.segments;
+    for (size_t i = 0; i < step.size(); ++i)
+      for (int32_t l : step.links(i)) link_bytes[static_cast<size_t>(l)] += rpt * step.bytes(i);
+  }
+
+  // Bandwidths and the bound.
+  rep.algbw_gbps = collective::algbw_gbps(bytes, rep.time_us);
+  rep.busbw_gbps = collective::busbw_gbps(kind, n, rep.algbw_gbps);
+  RAILYARD_ASSIGN_OR_RETURN(
+      collective::LowerBound lb,
+      collective::bandwidth_lower_bound(cluster, kind, bytes, groups, options.failures));
+  rep.lower_bound_us = lb.time_us;
+  rep.lower_bound_reason = std::move(lb.reason);
+
+  // Utilization.
+  std::array<TierUtilization, topology::kLinkTierCount> tiers{};
+  for (int t = 0; t < topology::kLinkTierCount; ++t)
+    tiers[static_cast<size_t>(t)].tier = static_cast<topology::LinkTier>(t);
+  std::vector<double> util(caps.size(), 0.0);
+  for (size_t l = 0; l < caps.size(); ++l) {
+    TierUtilization& tu = tiers[static_cast<size_t>(f.tier(LinkId{static_cast<int32_t>(l)}))];
+    ++tu.links;
+    if (link_bytes[l] <= 0) continue;
+    const double denom = caps[l] * kBytesPerUsPerGbps * rep.time_us;
+    util[l] = denom > 0 ? link_bytes[l] / denom : 0.0;
+    ++tu.links_used;
+    tu.bytes += link_bytes[l];
+    tu.max_utilization = std::max(tu.max_utilization, util[l]);
+    tu.mean_utilization += util[l];
+    if (!rep.max_link.valid() || util[l] > rep.max_link_utilization) {
+      rep.max_link = LinkId{static_cast<int32_t>(l)};
+      rep.max_link_utilization = util[l];
+    }
+  }
+  for (TierUtilization& tu : tiers) {
+    if (tu.links == 0) continue;
+    if (tu.links_used > 0) tu.mean_utilization /= tu.links_used;
+    rep.tiers.push_back(tu);
+  }
+  if (options.keep_links) {
+    rep.link_bytes = std::move(link_bytes);
+    rep.link_utilization = std::move(util);
+  }
+  return rep;
+}
+
+// The GPUs of a placed job as simulation groups: every group of parallel
+// dimension `dim` (members in rank order, groups ordered by their lowest rank),
+// or a single group of all ranks when `dim` is empty.
+[[nodiscard]] inline std::vector<std::vector<routing::GpuEndpoint>> job_groups(
+    const placement::JobPlacement& job, std::optional<placement::Dim> dim = std::nullopt) {
+  const int64_t world = job.plan.world();
+  auto gpu = [&](int64_t rank) {
+    const placement::Device dev = job.device(rank);
+    return routing::GpuEndpoint{dev.host, dev.gpu};
+  };
+  std::vector<std::vector<routing::GpuEndpoint>> out;
+  if (!dim) {
+    out.emplace_back();
+    out.back().reserve(static_cast<size_t>(world));
+    for (int64_t r = 0; r < world; ++r) out.back().push_back(gpu(r));
+    return out;
+  }
+  const int32_t size = job.plan.size(*dim);
+  const int64_t stride = job.plan.stride(*dim);
+  for (int64_t r = 0; r < world; ++r) {
+    if (job.plan.coords(r)[static_cast<size_t>(*dim)] != 0) continue;
+    out.emplace_back();
+    out.back().reserve(static_cast<size_t>(size));
+    for (int32_t m = 0; m < size; ++m) out.back().push_back(gpu(r + m * stride));
+  }
+  return out;
+}
+
+}  // namespace railyard::sim
