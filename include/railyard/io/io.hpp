@@ -1,7 +1,8 @@
 // railyard/io/io.hpp — umbrella header for the io layer: the JSON writer, the
 // inventory report, host naming, the scheduler's switch tree, and the files other
 // tools read — NCCL topology XML, Slurm topology (tree, block, YAML; and import),
-// Kubernetes labels with a Kueue Topology, CSV topology dumps (import and export).
+// Kubernetes labels with a Kueue Topology, CSV topology dumps (import and export) —
+// and an SVG heatmap of link utilization.
 //
 //   #include "railyard/io/io.hpp"
 //   std::string json = railyard::io::inventory_json(descriptor);
@@ -9,6 +10,7 @@
 
 #include "railyard/io/csv_topology.hpp"
 #include "railyard/io/failure_spec.hpp"
+#include "railyard/io/heatmap_svg.hpp"
 #include "railyard/io/hostlist.hpp"
 #include "railyard/io/inventory_report.hpp"
 #include "railyard/io/json.hpp"
