@@ -4,6 +4,7 @@
 //   railyard describe --cluster=h100-1024 --json       # one JSON object on stdout
 //   railyard describe --cluster=rail_fat_tree:hosts=256,oversub=2:1
 //   railyard presets                                   # the embedded cluster presets
+//   railyard simulate --collective allreduce --bytes 1GiB --job tp=8,dp=16 --hosts 0-15
 //   railyard help [subcommand]                         # also --help / -h anywhere
 //
 // Contract (DESIGN.md, "Command-line contract"): the first positional argument
@@ -108,23 +109,26 @@ ABSL_FLAG(bool, legacy_labels, false,
           "k8s-labels: also write the older network.topology.nvidia.com/* keys. "
           "Example: --legacy-labels");
 ABSL_FLAG(std::string, topology_conf, "",
-          "describe, export: read the cluster from a Slurm topology.conf (topology/tree) "
-          "instead of --cluster; link speeds from --host-gbps, --leaf-up-gbps, "
-          "--spine-up-gbps. Example: railyard describe --topology-conf /etc/slurm/topology.conf");
+          "describe, export (not simulate, which needs --cluster): read the cluster from a "
+          "Slurm topology.conf (topology/tree) instead of --cluster; link speeds from "
+          "--host-gbps, --leaf-up-gbps, --spine-up-gbps. "
+          "Example: railyard describe --topology-conf /etc/slurm/topology.conf");
 ABSL_FLAG(std::string, topology_csv, "",
-          "describe, export: read the cluster from a CSV of host,leaf,spine[,core] rows "
-          "instead of --cluster. Example: railyard export --topology-csv dump.csv --format "
-          "slurm-tree");
+          "describe, export (not simulate, which needs --cluster): read the cluster from a CSV "
+          "of host,leaf,spine[,core] rows instead of --cluster. "
+          "Example: railyard export --topology-csv dump.csv --format slurm-tree");
 ABSL_FLAG(std::string, job, "",
-          "order: the job's parallelism plan: tp, cp, ep, dp, pp sizes (product = GPUs), "
-          "optional order=tp-cp-ep-dp-pp (Megatron, first = fastest) and <dim>_bytes=SIZE "
-          "(bytes per rank per step). Example: --job tp=8,pp=4,dp=32");
+          "order, simulate, export: the job's parallelism plan: tp, cp, ep, dp, pp sizes "
+          "(product = GPUs), optional order=tp-cp-ep-dp-pp (Megatron, first = fastest) and "
+          "<dim>_bytes=SIZE (bytes per rank per step). Example: --job tp=8,pp=4,dp=32");
 ABSL_FLAG(std::string, hosts, "",
-          "order: the hosts the job was given (ids, ranges), in the order a launcher would use "
-          "them; default the first hosts of the cluster. Example: --hosts 0-15,32-47");
+          "order, simulate, export: the hosts the job was given (ids, ranges), in the order a "
+          "launcher would use them; default the first hosts of the cluster. "
+          "Example: --hosts 0-15,32-47");
 ABSL_FLAG(std::string, order, "railyard",
-          "order: which numbering to print: railyard (grouped hosts, best order string) or "
-          "naive (hosts as given, the plan's order string). Example: --order naive");
+          "order, simulate, export: which numbering to use: railyard (grouped hosts, best "
+          "order string) or naive (hosts as given, the plan's order string). "
+          "Example: --order naive");
 ABSL_FLAG(int32_t, master_port, 29500,
           "launcher formats: the rendezvous port for torchrun and rank-env. "
           "Example: --master-port 29400");
@@ -141,21 +145,25 @@ ABSL_FLAG(std::string, policy, "best_fit",
 ABSL_FLAG(std::string, trace, "",
           "replay: a job trace CSV with a header and rows time,name,gpus,duration (seconds), "
           "replayed under every policy. Example: railyard replay --trace tests/data/job_trace.csv");
-ABSL_FLAG(uint64_t, seed, 1, "place, replay: seed of the random policy. Example: --seed 7");
+ABSL_FLAG(uint64_t, seed, 1,
+          "place, replay: seed of the random policy; spray: of the switches' hash; simulate: "
+          "of the ECMP and spray hashes. Example: --seed 7");
 ABSL_FLAG(std::string, src, "",
           "spray: the source GPU as HOST:GPU (or HOST:GPU:PLANE on multi-plane clusters); "
           "its paired NIC sends. Example: --src 0:3");
 ABSL_FLAG(std::string, dst, "",
           "spray: the destination GPU as HOST:GPU[:PLANE]. Example: --dst 40:3");
-ABSL_FLAG(int32_t, qps, 8, "spray: queue pairs for the connection, 1..256. Example: --qps 16");
+ABSL_FLAG(int32_t, qps, 8,
+          "spray: queue pairs for the connection, 1..256; simulate: queue pairs per "
+          "connection, 1..256, default 1 there. Example: --qps 16");
 ABSL_FLAG(std::string, hash, "crc32",
           "spray: the switches' ECMP hash: crc32, crc32c (5-tuple CRC with per-switch seeds), "
           "qp (also hashes the destination QP), random (unknown hash: expected statistics "
           "only) or table:FILE (measured 'kind switch sport uplink' lines). Example: --hash qp");
 ABSL_FLAG(std::string, down, "",
-          "spray: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
-          "whole switch leaf<L>|spine<S>|core<C>, each optionally @fraction for degraded. "
-          "Example: --down leaf0/3,spine2,leaf0/5@0.5");
+          "spray, simulate: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), "
+          "spine<S>/<k>, a whole switch leaf<L>|spine<S>|core<C>, each optionally @fraction "
+          "for degraded. Example: --down leaf0/3,spine2,leaf0/5@0.5");
 ABSL_FLAG(double, host_gbps, 400,
           "with --topology-conf/--topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
           "LinkSpeed). Example: --host-gbps 400");
@@ -165,6 +173,30 @@ ABSL_FLAG(double, leaf_up_gbps, 400,
 ABSL_FLAG(double, spine_up_gbps, 400,
           "with --topology-conf/--topology-csv: spine-core link speed in Gb/s. "
           "Example: --spine-up-gbps 800");
+ABSL_FLAG(std::string, collective, "",
+          "simulate: the collective: allreduce, allgather, reducescatter or alltoall. "
+          "Example: --collective allreduce");
+ABSL_FLAG(std::string, bytes, "",
+          "simulate: the collective's size S per group (nccl-tests convention: the all-reduce "
+          "buffer, the all-gather output, each rank's all-to-all send buffer), 1 byte to 2^50; "
+          "plain bytes or KiB MiB GiB TiB (K M G T: powers of 1000). Example: --bytes 256MiB");
+ABSL_FLAG(std::string, group, "",
+          "simulate: run the collective in every group of this parallel dimension at once "
+          "(tp, cp, ep, dp or pp) instead of over all ranks of the job. Example: --group dp");
+ABSL_FLAG(std::string, algorithm, "",
+          "simulate: ring, tree (double binary tree; allreduce), hierarchical (allreduce), "
+          "pairwise or rail_aligned (alltoall); default ring, or pairwise for alltoall. "
+          "Example: --algorithm rail_aligned");
+ABSL_FLAG(std::string, routing, "planned",
+          "simulate: how network flows find paths: ecmp (each QP hashed at every switch), "
+          "planned (railyard assigns paths, least loaded link first) or spray (a spraying plan "
+          "per connection). Example: --routing ecmp");
+ABSL_FLAG(int32_t, channels, 0,
+          "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use. "
+          "Example: --channels 4");
+ABSL_FLAG(std::string, svg, "",
+          "simulate: also write a heat map of link utilization to this SVG file. "
+          "Example: --svg allreduce.svg");
 
 namespace {
 
@@ -175,7 +207,7 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 29> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 36> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"src", "HOST:GPU"},
                                                   {"dst", "HOST:GPU"},
                                                   {"qps", "K"},
@@ -203,7 +235,14 @@ constexpr std::array<FlagName, 29> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"topology_csv", "FILE"},
                                                   {"host_gbps", "GBPS"},
                                                   {"leaf_up_gbps", "GBPS"},
-                                                  {"spine_up_gbps", "GBPS"}}};
+                                                  {"spine_up_gbps", "GBPS"},
+                                                  {"collective", "KIND"},
+                                                  {"bytes", "SIZE"},
+                                                  {"group", "DIM"},
+                                                  {"algorithm", "ALGO"},
+                                                  {"routing", "ecmp|planned|spray"},
+                                                  {"channels", "C"},
+                                                  {"svg", "FILE"}}};
 
 struct Subcommand;
 
@@ -234,6 +273,7 @@ Outcome run_order(const Invocation& inv);
 Outcome run_place(const Invocation& inv);
 Outcome run_replay(const Invocation& inv);
 Outcome run_spray(const Invocation& inv);
+Outcome run_simulate(const Invocation& inv);
 Outcome run_presets(const Invocation& inv);
 Outcome run_help(const Invocation& inv);
 
@@ -261,7 +301,12 @@ constexpr std::array<std::string_view, 4> kReplayFlags = {"cluster", "trace", "s
 constexpr std::array<std::string_view, 8> kSprayFlags = {"cluster", "src",  "dst",  "qps",
                                                          "hash",    "seed", "down", "json"};
 
-constexpr std::array<Subcommand, 8> kSubcommands = {{
+constexpr std::array<std::string_view, 17> kSimulateFlags = {
+    "cluster", "collective", "bytes",   "job",           "hosts",       "order",
+    "group",   "algorithm",  "routing", "qps",           "channels",    "seed",
+    "down",    "json",       "svg",     "topology_conf", "topology_csv"};
+
+constexpr std::array<Subcommand, 9> kSubcommands = {{
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
@@ -282,6 +327,14 @@ constexpr std::array<Subcommand, 8> kSubcommands = {{
     {"spray", "--src H:G --dst H:G [--qps K] [--hash MODEL] [--down LINKS] [--json]",
      "paths, weights, QPs and the UDP source port per QP for one connection", kSprayFlags,
      &run_spray},
+    {"simulate",
+     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
+     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
+     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] [--routing "
+     "ecmp|planned|spray] [--qps K] [--channels C] [--seed S] [--down LINKS] [--json] "
+     "[--svg FILE]",
+     "time a collective on the job's GPUs: simulated vs bound, busbw, link utilization",
+     kSimulateFlags, &run_simulate},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
     {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
@@ -732,6 +785,174 @@ Outcome run_spray(const Invocation& inv) {
   if (!plan.ok()) return usage_error(railyard::str_cat("spray: ", view(plan.status().message())));
   return absl::GetFlag(FLAGS_json) ? railyard::io::spray_json(fabric, *plan)
                                    : railyard::io::spray_text(fabric, *plan);
+}
+
+// --collective NAME.
+absl::StatusOr<railyard::collective::Collective> parse_collective(const std::string& text) {
+  using railyard::collective::Collective;
+  for (Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
+                       Collective::kAllToAll})
+    if (text == railyard::collective::collective_name(c)) return c;
+  if (text.empty())
+    return usage_error(
+        "simulate: --collective is required (allreduce, allgather, reducescatter or alltoall)");
+  return usage_error(
+      railyard::str_cat("--collective=", text,
+                        ": unknown collective (allreduce, allgather, reducescatter, alltoall)"));
+}
+
+// --algorithm NAME; empty: ring, or pairwise for all-to-all.
+absl::StatusOr<railyard::collective::Algorithm> parse_algorithm(
+    const std::string& text, railyard::collective::Collective kind) {
+  using railyard::collective::Algorithm;
+  if (text.empty())
+    return kind == railyard::collective::Collective::kAllToAll ? Algorithm::kPairwise
+                                                               : Algorithm::kRing;
+  if (text == "tree") return Algorithm::kDoubleBinaryTree;
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kDoubleBinaryTree, Algorithm::kHierarchical,
+                      Algorithm::kPairwise, Algorithm::kRailAligned})
+    if (text == railyard::collective::algorithm_name(a)) return a;
+  return usage_error(
+      railyard::str_cat("--algorithm=", text,
+                        ": unknown algorithm (ring, tree, hierarchical, pairwise, rail_aligned)"));
+}
+
+// --group DIM; empty: every rank of the job in one group.
+absl::StatusOr<std::optional<railyard::placement::Dim>> parse_group(const std::string& text) {
+  if (text.empty()) return std::optional<railyard::placement::Dim>();
+  for (size_t d = 0; d < railyard::placement::kDimNames.size(); ++d)
+    if (text == railyard::placement::kDimNames[d])
+      return std::optional<railyard::placement::Dim>(static_cast<railyard::placement::Dim>(d));
+  return usage_error(
+      railyard::str_cat("--group=", text, ": unknown dimension (tp, cp, ep, dp or pp)"));
+}
+
+// --bytes SIZE, in [1, 2^50].
+absl::StatusOr<int64_t> parse_bytes(const std::string& text) {
+  if (text.empty())
+    return usage_error("simulate: --bytes is required (e.g. --bytes 256MiB, --bytes 1GiB)");
+  auto size = railyard::parse_size("bytes", text);
+  if (!size.ok()) return usage_error(railyard::str_cat("--", view(size.status().message())));
+  constexpr auto kMax = static_cast<uint64_t>(railyard::collective::kMaxBytes);
+  if (*size < 1 || *size > kMax)
+    return usage_error(railyard::str_cat("--bytes=", text, ": ", *size,
+                                         " bytes is outside [1, 2^50] (2^50 = 1 PiB = 1024 TiB)"));
+  return static_cast<int64_t>(*size);
+}
+
+// A library error from simulate_collective as one line naming the flag it came
+// from when there is one. Input problems (bad values, a grouping the algorithm
+// cannot use, no path left by --down) exit with status 2; anything else is an
+// internal error.
+absl::Status simulate_error(const absl::Status& status, std::string_view algorithm,
+                            const std::string& down) {
+  const std::string_view message = view(status.message());
+  auto starts_with = [&](std::string_view prefix) {
+    return message.substr(0, prefix.size()) == prefix;
+  };
+  if (absl::IsInvalidArgument(status)) {
+    // The library names the algorithm by its full name; show what was typed.
+    if (const size_t colon = message.find(": ");
+        starts_with("algorithm=") && colon != std::string_view::npos)
+      return usage_error(railyard::str_cat("--algorithm=", algorithm, message.substr(colon)));
+    for (std::string_view key : {"channels=", "bytes=", "qps="})
+      if (starts_with(key)) return usage_error(railyard::str_cat("--", message));
+    if ((algorithm == "hierarchical" || algorithm == "rail_aligned") &&
+        (starts_with("host ") || starts_with("host_of_rank=")))
+      return usage_error(railyard::str_cat("--algorithm=", algorithm, ": ", message));
+    return usage_error(railyard::str_cat("simulate: ", message));
+  }
+  if (absl::IsFailedPrecondition(status) || absl::IsUnavailable(status))
+    return usage_error(down.empty() ? railyard::str_cat("simulate: ", message)
+                                    : railyard::str_cat("--down=", down, ": ", message));
+  return status;
+}
+
+Outcome run_simulate(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  for (std::string_view flag : {"topology_conf", "topology_csv"}) {
+    const std::string value =
+        absl::GetFlag(flag == "topology_conf" ? FLAGS_topology_conf : FLAGS_topology_csv);
+    if (value.empty()) continue;
+    std::string shown(flag);
+    std::replace(shown.begin(), shown.end(), '_', '-');
+    return usage_error(railyard::str_cat(
+        "--", shown, "=", value,
+        ": simulate needs a cluster spec (--cluster): an imported topology has no GPUs, NVLink "
+        "or rails to place the job's ranks on"));
+  }
+  auto kind = parse_collective(absl::GetFlag(FLAGS_collective));
+  if (!kind.ok()) return kind.status();
+  auto bytes = parse_bytes(absl::GetFlag(FLAGS_bytes));
+  if (!bytes.ok()) return bytes.status();
+  const std::string algorithm_text = absl::GetFlag(FLAGS_algorithm);
+  auto algorithm = parse_algorithm(algorithm_text, *kind);
+  if (!algorithm.ok()) return algorithm.status();
+  const std::string routing_text = absl::GetFlag(FLAGS_routing);
+  auto routing = railyard::sim::parse_routing(routing_text);
+  if (!routing.ok())
+    return usage_error(railyard::str_cat("--routing=", routing_text,
+                                         ": unknown routing (ecmp, planned or spray)"));
+  const bool qps_given =
+      std::find(inv.flags_used.begin(), inv.flags_used.end(), "qps") != inv.flags_used.end();
+  const int32_t qps = qps_given ? absl::GetFlag(FLAGS_qps) : 1;
+  if (qps < 1 || qps > railyard::routing::kMaxQpsPerConnection)
+    return usage_error(railyard::str_cat("--qps=", qps, ": must be in [1, ",
+                                         railyard::routing::kMaxQpsPerConnection, "]"));
+  const int32_t channels = absl::GetFlag(FLAGS_channels);
+  if (channels < 0 || channels > railyard::collective::kMaxChannels)
+    return usage_error(railyard::str_cat("--channels=", channels, ": must be in [0, ",
+                                         railyard::collective::kMaxChannels,
+                                         "] (0 = one per NIC the group can use)"));
+  auto group = parse_group(absl::GetFlag(FLAGS_group));
+  if (!group.ok()) return group.status();
+  const std::string svg_path = absl::GetFlag(FLAGS_svg);
+  if (std::find(inv.flags_used.begin(), inv.flags_used.end(), "svg") != inv.flags_used.end() &&
+      svg_path.empty())
+    return usage_error("--svg=: the file name is empty");
+
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  auto job = load_job(*src->descriptor, "simulate");
+  if (!job.ok()) return job.status();
+  const railyard::topology::Cluster cluster{*src->descriptor,
+                                            railyard::topology::materialize(*src->descriptor)};
+  railyard::topology::FailureOverlay overlay(cluster.fabric);
+  const std::string down = absl::GetFlag(FLAGS_down);
+  if (!down.empty())
+    if (absl::Status s = railyard::io::apply_failures(cluster.fabric, down, overlay); !s.ok())
+      return usage_error(railyard::str_cat("--", view(s.message())));
+
+  railyard::sim::CollectiveSimOptions options;
+  options.algorithm = *algorithm;
+  options.routing = *routing;
+  options.qps = qps;
+  options.seed = absl::GetFlag(FLAGS_seed);
+  options.channels = channels;
+  options.failures = down.empty() ? nullptr : &overlay;
+  options.keep_links = !svg_path.empty();
+  const auto groups = railyard::sim::job_groups(job->chosen(), *group);
+  auto report = railyard::sim::simulate_collective(cluster, groups, *kind, *bytes, options);
+  if (!report.ok())
+    return simulate_error(report.status(),
+                          algorithm_text.empty() ? railyard::collective::algorithm_name(*algorithm)
+                                                 : std::string_view(algorithm_text),
+                          down);
+
+  if (!svg_path.empty()) {
+    railyard::io::HeatmapOptions heatmap;
+    heatmap.title = railyard::str_cat(railyard::io::simulate_title(*report), ", link utilization");
+    auto svg = railyard::io::heatmap_svg(cluster.fabric, report->link_utilization, heatmap);
+    if (!svg.ok())
+      return absl::InternalError(
+          railyard::str_cat("--svg=", svg_path, ": ", view(svg.status().message())));
+    std::ofstream out(svg_path, std::ios::binary | std::ios::trunc);
+    out << *svg;
+    out.close();
+    if (!out) return usage_error(railyard::str_cat("--svg=", svg_path, ": cannot write the file"));
+  }
+  return absl::GetFlag(FLAGS_json) ? railyard::io::simulate_json(cluster.fabric, *report)
+                                   : railyard::io::simulate_text(cluster.fabric, *report);
 }
 
 Outcome run_presets(const Invocation& inv) {
