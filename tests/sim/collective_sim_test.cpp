@@ -148,11 +148,12 @@ TEST_CASE("collective_sim: lower bounds follow the unit cuts") {
   REQUIRE(a2a.ok());
   CHECK(a2a->time_us == doctest::Approx(us(256.0 * 768 / 1024 * S, 8 * 16 * 400.0)));
   CHECK(a2a->level == railyard::collective::UnitLevel::kSu);
-  // All-gather on one host: a GPU must take in 7/8 S through NVLink + PCIe.
+  // All-gather on one host: a GPU must take in 7/8 S through NVLink (its PCIe link
+  // does not count: traffic inside an NVLink domain never takes it).
   auto ag = railyard::collective::bandwidth_lower_bound(*cluster, Collective::kAllGather,
                                                         int64_t{1} << 30, all_gpus(5, 1, 8));
   REQUIRE(ag.ok());
-  CHECK(ag->time_us == doctest::Approx(us(7.0 / 8 * S, 3600.0 + 400.0)));
+  CHECK(ag->time_us == doctest::Approx(us(7.0 / 8 * S, 3600.0)));
   // Reduce-scatter across 4 hosts, 8 GPUs each: a host sends (1 - 1/4) S over
   // 3200, a GPU (1 - 1/32) S over its 4000: the GPU binds.
   auto rs = railyard::collective::bandwidth_lower_bound(*cluster, Collective::kReduceScatter,
@@ -397,4 +398,36 @@ TEST_CASE("collective_sim: bad input names the field and value") {
   auto rag = simulate_collective(*cluster, ragged, Collective::kAllReduce, 1 << 20, o);
   REQUIRE_FALSE(rag.ok());
   CHECK(msg(rag).find("host") != std::string::npos);
+}
+
+TEST_CASE("collective_sim: an NVLink-only ring all-reduce meets its bound exactly") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  const double S = static_cast<double>(int64_t{1} << 32);
+  auto r = simulate_collective(*cluster, all_gpus(3, 1, 8), Collective::kAllReduce,
+                               int64_t{1} << 32, no_latency());
+  REQUIRE(r.ok());
+  // 2(n-1) steps of S/n over each GPU's 3600 Gb/s NVLink = the GPU-level bound.
+  CHECK(r->lower_bound_us == doctest::Approx(us(2.0 * 7 / 8 * S, 3600.0)));
+  CHECK(r->time_us == doctest::Approx(r->lower_bound_us).epsilon(1e-9));
+  CHECK(r->busbw_gbps == doctest::Approx(3600.0).epsilon(1e-9));
+}
+
+TEST_CASE("collective_sim: pipelining the double binary tree shortens it") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  CollectiveSimOptions o = no_latency();
+  o.algorithm = Algorithm::kDoubleBinaryTree;
+  o.tree_pieces = 1;
+  const Groups g = all_gpus(0, 16, 8);
+  auto one = simulate_collective(*cluster, g, Collective::kAllReduce, int64_t{1} << 30, o);
+  o.tree_pieces = 0;  // automatic: 128 pieces of 4 MiB per tree at 1 GiB
+  auto many = simulate_collective(*cluster, g, Collective::kAllReduce, int64_t{1} << 30, o);
+  REQUIRE(one.ok());
+  REQUIRE(many.ok());
+  CHECK(many->time_us < one->time_us / 3);
+  CHECK(many->time_us >= many->lower_bound_us);
+  CHECK(railyard::collective::auto_tree_pieces(int64_t{1} << 30) == 128);
+  CHECK(railyard::collective::auto_tree_pieces(int64_t{1} << 20) == 1);
+  CHECK(railyard::collective::auto_tree_pieces(int64_t{8} << 20) == 8);
 }

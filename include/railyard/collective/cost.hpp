@@ -34,7 +34,9 @@
 //                   bandwidth-optimality argument of Patarasuk & Yuan, JPDC
 //                   2009, applied to units), which bounds the time by
 //                   2(k-1)·S / (sum of those units' egress capacities).
-// Groups run at once, so the bytes of all groups add up per unit. The bound is
+// A GPU's capacity counts its PCIe link only when its group reaches beyond its
+// NVLink domain (inside a domain traffic always takes NVLink). Groups run at
+// once, so the bytes of all groups add up per unit. The bound is
 // the largest bytes/capacity over every unit of every level. It assumes what the
 // fabric's up/down routing guarantees: no unit relays traffic between two others.
 // On a non-blocking HGX fabric a ring all-reduce over every GPU of h hosts runs
@@ -189,6 +191,24 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
       if (a == b) continue;
       if (a >= 0) out_cap[static_cast<size_t>(a)] += cap_of(LinkId{l});
       if (b >= 0) in_cap[static_cast<size_t>(b)] += cap_of(LinkId{l});
+    }
+    if (level == UnitLevel::kGpu) {
+      // Traffic between GPUs of one NVLink domain never takes PCIe (paths.hpp),
+      // so a GPU whose group stays inside its domain has only its NVLink links.
+      for (const std::vector<routing::GpuEndpoint>& group : groups) {
+        const bool spans = std::any_of(group.begin(), group.end(), [&](const auto& e) {
+          return d.domain_of(e.host) != d.domain_of(group.front().host);
+        });
+        if (spans) continue;
+        for (const routing::GpuEndpoint& e : group) {
+          const NodeId gpu = f.gpu(e.host, e.gpu);
+          for (LinkId l : f.out_links(gpu)) {
+            if (f.tier(l) != topology::LinkTier::kPcie) continue;
+            out_cap[static_cast<size_t>(gpu.value())] -= cap_of(l);
+            in_cap[static_cast<size_t>(gpu.value())] -= cap_of(topology::Fabric::reverse(l));
+          }
+        }
+      }
     }
     std::vector<double> out_need(static_cast<size_t>(units), 0.0);
     std::vector<double> in_need(static_cast<size_t>(units), 0.0);

@@ -23,6 +23,7 @@
 // algorithms (double binary tree, pairwise and rail-aligned all-to-all) come
 // from their exact schedules: each step's transfers between the same two ranks
 // are merged into one transfer, and consecutive equal steps into one phase.
+// Pairwise all-to-all is generated directly with fluid blocks of S / n.
 //
 // Channels (rings, as NCCL runs several). With C channels the bytes are split
 // into C equal parts and channel k runs its own ring concurrently with the
@@ -104,11 +105,19 @@ struct TrafficOptions {
   // NICs per host, for the automatic channel count (0: unknown, rings get as
   // many channels as ranks per host).
   int32_t nics_per_host = 0;
-  // Double binary tree pipelining.
-  int32_t tree_pieces = 1;
+  // Double binary tree pipelining: pieces per tree; 0 = automatic, about 512 KiB
+  // per piece (NCCL's 4 MiB buffer over its 8 steps), between 1 and 128.
+  int32_t tree_pieces = 0;
 };
 
 inline constexpr int32_t kMaxChannels = 64;
+
+// Pieces per tree when TrafficOptions::tree_pieces is 0: each tree carries S/2.
+[[nodiscard]] constexpr int32_t auto_tree_pieces(int64_t bytes) {
+  constexpr int64_t kPieceBytes = int64_t{512} << 10;
+  const int64_t pieces = (bytes / 2 + kPieceBytes - 1) / kPieceBytes;
+  return static_cast<int32_t>(std::clamp<int64_t>(pieces, 1, 128));
+}
 
 namespace detail {
 
@@ -256,8 +265,22 @@ inline std::vector<Phase> phases_of(const Schedule& s) {
     return t;
   }
 
+  if (algo == Algorithm::kPairwise && kind == Collective::kAllToAll) {
+    // Step k: rank r sends its block for (r + k) mod n (as pairwise_all_to_all),
+    // generated directly: the schedule would hold n^2 chunk transfers.
+    t.phases.reserve(static_cast<size_t>(ranks > 0 ? ranks - 1 : 0));
+    for (int32_t k = 1; k < ranks; ++k) {
+      Phase p;
+      p.transfers.reserve(static_cast<size_t>(ranks));
+      for (int32_t r = 0; r < ranks; ++r)
+        p.transfers.push_back({r, static_cast<int32_t>((int64_t{r} + k) % ranks), 0, S / n});
+      t.phases.push_back(std::move(p));
+    }
+    return t;
+  }
+
   ScheduleOptions so;
-  so.tree_pieces = options.tree_pieces;
+  so.tree_pieces = options.tree_pieces > 0 ? options.tree_pieces : auto_tree_pieces(bytes);
   so.host_of_rank.assign(options.host_of_rank.begin(), options.host_of_rank.end());
   RAILYARD_ASSIGN_OR_RETURN(Schedule s, make_schedule(kind, algo, ranks, bytes, so));
   t.phases = detail::phases_of(s);

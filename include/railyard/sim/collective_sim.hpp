@@ -110,11 +110,11 @@ struct LatencyModel {
 struct CollectiveSimOptions {
   collective::Algorithm algorithm = collective::Algorithm::kRing;
   Routing routing = Routing::kPlanned;
-  int32_t qps = 1;       // queue pairs per connection, 1..256
-  uint64_t seed = 1;     // hash seed (ECMP, spray)
-  int32_t channels = 0;  // rings; 0 = one per NIC the group can use (traffic.hpp)
-  int32_t tree_pieces = 1;
-  bool pxn = true;  // forward over NVLink to the destination's rail
+  int32_t qps = 1;          // queue pairs per connection, 1..256
+  uint64_t seed = 1;        // hash seed (ECMP, spray)
+  int32_t channels = 0;     // rings; 0 = one per NIC the group can use (traffic.hpp)
+  int32_t tree_pieces = 0;  // pieces per tree; 0 = automatic (traffic.hpp)
+  bool pxn = true;          // forward over NVLink to the destination's rail
   LatencyModel latency;
   const topology::FailureOverlay* failures = nullptr;
   // Keep per-link bytes and utilization in the report (heat maps).
@@ -471,7 +471,13 @@ struct PendingQp {
     tu.bytes += link_bytes[l];
     tu.max_utilization = std::max(tu.max_utilization, util[l]);
     tu.mean_utilization += util[l];
-    if (!rep.max_link.valid() || util[l] > rep.max_link_utilization) {
+    // Ties (within 1e-9): the higher tier, which says more than the PCIe link
+    // feeding it; then the lowest id.
+    const double top = rep.max_link_utilization;
+    const bool above = util[l] > top * (1 + 1e-9);
+    const bool tie = !above && util[l] >= top * (1 - 1e-9) && rep.max_link.valid() &&
+                     f.tier(LinkId{static_cast<int32_t>(l)}) > f.tier(rep.max_link);
+    if (!rep.max_link.valid() || above || tie) {
       rep.max_link = LinkId{static_cast<int32_t>(l)};
       rep.max_link_utilization = util[l];
     }
