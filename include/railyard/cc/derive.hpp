@@ -1,0 +1,522 @@
+// railyard/cc/derive.hpp — congestion-control settings derived from the fabric
+// and the traffic: base RTT and BDP per path class, ECN marking per egress tier,
+// PFC headroom, DCQCN reaction/notification-point parameters (ConnectX names),
+// HPCC and UEC NSCC constants, the NCCL environment, and per-QP rate limits that
+// hold tenants to their share of an oversubscribed spine. Every value carries its
+// inputs and a one-line reason.
+//
+//   auto cluster = railyard::topology::make_cluster("h100-1024-2to1");
+//   railyard::cc::CcInputs in;
+//   in.incast = 8;                                    // senders into one port at once
+//   absl::StatusOr<railyard::cc::CcPlan> plan = railyard::cc::derive_cc(*cluster, in);
+//   // plan->ecn[t].kmin_bytes / kmax_bytes / pmax per egress tier, plan->dcqcn.rp[...],
+//   // plan->nccl_env[...] {name, value, reason}, plan->pfc_headroom_bytes
+//
+// Model and rules (assumptions are named; change them in CcInputs):
+// * Path classes: same leaf (1 switch), via a spine (3), via a core (5). One way =
+//   cables at 5 ns/m (descriptor lengths by tier and medium) + switch_ns per switch
+//   + nic_ns at each end + one frame's serialization; RTT = 2 × one way (the CNP
+//   or ACK returns the same way); BDP = link rate × RTT.
+// * ECN per egress tier (leaf->host, leaf->spine, spine->leaf, spine->core,
+//   core->spine), using the longest RTT of the paths that cross it:
+//     Kmin = max(0.17 × BDP, 2 frames) — the refined DCTCP threshold (Alizadeh et
+//            al., SIGMETRICS'11; FACTS.md §3), so a rate cut never drains the queue;
+//     Kmax = Kmin + 2 × BDP — the ramp spans two BDPs;
+//     Pmax = 2 p*, clamped to [0.01, 1], where p* is the marking probability at
+//            which N DCQCN flows sharing the port are in equilibrium (the fixed
+//            point of the fluid model below, solved in closed form for α and the
+//            rate gap and by bisection for p): the standing queue then sits in the
+//            middle of the ramp, Kmin + BDP, for any incast N.
+//   An incast of N line-rate senders puts ≈ (N−1) × BDP into the queue before the
+//   first CNP acts (FACTS.md §3); the tier "fits" when Kmin + (N−1) × BDP ≤ buffer
+//   − PFC headroom. When it does not, the plan says so and recommends a per-QP rate
+//   limit of link / N for that traffic (or accepting PFC pauses).
+// * Buffer per port (assumption unless --buffer-mb): the switch's shared buffer
+//   (160 MB per 51.2 Tb/s, FACTS.md §3, scaled to radix × link rate) under dynamic
+//   thresholds with α = 1, where one congested port may hold half of it.
+// * PFC headroom (FACTS.md §3): 2 (C·cable + C·interface) + 2 MTU + C·response,
+//   with the IEEE 802.3 bounds in bit times — response 201,728 (100G) and 463,360
+//   (400G), interface 122,880 (100G) — as tabulated in "How to compute headroom
+//   for lossless Ethernet links" (Cisco Press, Storage Networking, ch. 7). A speed
+//   between two tabulated ones takes the slower one's time (more headroom); a
+//   speed above 400 Gb/s has no published bound here and is an error.
+// * DCQCN: ConnectX defaults (FACTS.md §3, parameter names of the mlx5 driver's
+//   cc_params: rp_* reaction point, np_* notification point), with the rate
+//   increase timer scaled to 10 base RTTs within the 20–100 µs a published 400G
+//   tuning used, and the additive step such that N flows together add at most
+//   1/2000 of the link per increase event, within [5, 20] Mb/s (vendor default,
+//   top of that tuning's range); hyper increase stays 10× additive as by default.
+// * HPCC (Li et al., SIGCOMM'19): η 0.95, maxStage 5, W_init = BDP of the longest
+//   path, W_AI = W_init (1 − η) / N.
+// * UEC NSCC (reference simulator constants, FACTS.md §3): a = BDP / 150 KB,
+//   target delay = base RTT + Kmin / C, b = target / 12 µs, maxwnd 1.5 BDP, fair
+//   increase 5 MSS · a, multiplicative decrease 0.8.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/core/units.hpp"
+#include "railyard/placement/allocator.hpp"
+#include "railyard/routing/isolation.hpp"
+#include "railyard/sim/collective_sim.hpp"
+#include "railyard/topology/cluster.hpp"
+
+namespace railyard::cc {
+
+// Published switch buffer: 160 MB shared per 51.2 Tb/s (FACTS.md §3).
+inline constexpr double kSharedBufferBytesPerTbps = 160e6 / 51.2;
+inline constexpr double kMaxIncast = 65536;
+
+struct CcInputs {
+  int32_t incast = 1;                // line-rate senders into one port at once (>= 1)
+  double buffer_bytes_per_port = 0;  // 0 = derived (see the overview)
+  double mtu_bytes = 4096;           // RoCE payload MTU
+  double frame_overhead_bytes = 62;  // Eth + IP + UDP + BTH + ICRC + FCS (RoCEv2)
+  double switch_mtu_bytes = 9216;    // largest frame a port may be sending (PFC)
+  double dt_alpha = 1.0;             // switch dynamic-threshold α (buffer default)
+  sim::LatencyModel latency;         // switch / NIC latencies, as the simulator
+  // Bytes a connection moves per message (e.g. a ring chunk), for the QP count;
+  // 0 = NCCL's default buffer (4 MiB).
+  double message_bytes = 0;
+  // Tenants for per-QP rate limits (optional): placed jobs and the QPs each NIC
+  // runs at once.
+  std::span<const placement::Allocation> tenants{};
+  int32_t qps_per_nic = 0;  // 0 = the QP count derived for NCCL
+};
+
+// One derived number with its unit and why.
+struct Value {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  std::string reason;
+};
+
+struct PathRtt {
+  std::string path;  // same_leaf, via_spine, via_core
+  int32_t switches = 0;
+  double cable_m = 0;  // one way
+  double one_way_us = 0;
+  double rtt_us = 0;
+  double bdp_bytes = 0;
+};
+
+struct EcnTier {
+  std::string tier;  // egress: leaf->host, leaf->spine, spine->leaf, spine->core, core->spine
+  double rtt_us = 0;
+  double bdp_bytes = 0;
+  double kmin_bytes = 0;
+  double kmax_bytes = 0;
+  double pmax = 0;
+  double equilibrium_p = 0;       // p* for `incast` flows
+  double incast_burst_bytes = 0;  // (N-1) × BDP
+  double buffer_bytes = 0;
+  double usable_bytes = 0;  // buffer - PFC headroom
+  bool fits = true;
+  std::string reason;
+};
+
+struct DcqcnParams {
+  // Reaction point (sender NIC).
+  double g = 0;                   // α gain (dce_tcp_g: g = (1024 - value) / 1024)
+  double alpha_period_us = 0;     // dce_tcp_rtt
+  double decrease_period_us = 0;  // rate_reduce_monitor_period
+  double increase_timer_us = 0;   // rpg_time_reset
+  double byte_counter_bytes = 0;  // rpg_byte_reset
+  int32_t fast_recovery = 0;      // rpg_threshold
+  double ai_mbps = 0;             // rpg_ai_rate
+  double hai_mbps = 0;            // rpg_hai_rate
+  double min_dec_factor = 0;      // rpg_min_dec_fac (fraction): largest cut per CNP
+  double min_rate_mbps = 0;       // rpg_min_rate
+  double initial_alpha = 0;       // initial_alpha_value / 1023
+  // Notification point (receiver NIC).
+  double min_time_between_cnps_us = 0;
+  int32_t cnp_dscp = 0;
+  int32_t cnp_prio = 0;
+};
+
+struct CcPlan {
+  double link_gbps = 0;
+  int32_t incast = 1;
+  double mtu_bytes = 0;
+  double frame_bytes = 0;
+  std::vector<PathRtt> paths;
+  std::vector<EcnTier> ecn;
+  double buffer_bytes_per_port = 0;
+  std::string buffer_reason;
+  double pfc_headroom_bytes = 0;
+  std::string pfc_reason;
+  DcqcnParams dcqcn;
+  std::vector<Value> dcqcn_settings;  // ConnectX names with values and reasons
+  std::vector<Value> hpcc;
+  std::vector<Value> nscc;
+  std::vector<Value> nccl_env;  // value is numeric when possible; text in `reason`
+  std::vector<std::pair<std::string, std::string>> nccl_env_text;  // name, value
+  std::vector<Value> rate_limits;                                  // per tenant: kbps per QP
+  std::vector<std::string> warnings;
+};
+
+// ---------------------------------------------------------------------------
+// Defaults and the DCQCN equilibrium.
+// ---------------------------------------------------------------------------
+
+// NVIDIA ConnectX defaults (FACTS.md §3).
+[[nodiscard]] inline DcqcnParams connectx_default_dcqcn() {
+  DcqcnParams p;
+  p.g = (1024.0 - 1019.0) / 1024.0;
+  p.alpha_period_us = 1;
+  p.decrease_period_us = 4;
+  p.increase_timer_us = 300;
+  p.byte_counter_bytes = 32767;
+  p.fast_recovery = 1;
+  p.ai_mbps = 5;
+  p.hai_mbps = 50;
+  p.min_dec_factor = 0.5;
+  p.min_rate_mbps = 1;
+  p.initial_alpha = 1.0;
+  p.min_time_between_cnps_us = 4;
+  p.cnp_dscp = 48;
+  p.cnp_prio = 6;
+  return p;
+}
+
+namespace detail {
+
+// 1 - (1-p)^n for n >= 0, stable for small p.
+inline double any_mark(double p, double n) { return -std::expm1(n * std::log1p(-p)); }
+// p / ((1-p)^-n - 1): the rate of increase events per unit of the counter n;
+// tends to 1/n as p -> 0.
+inline double event_factor(double p, double n) {
+  if (n <= 0) return 0;
+  const double denom = std::expm1(-n * std::log1p(-p));
+  return denom > 0 ? p / denom : 1.0 / n;
+}
+
+}  // namespace detail
+
+// The marking probability p* at which `flows` DCQCN flows sharing a port of
+// `link_gbps` hold their rates (fluid model fixed point: dα = dR_T = dR_C = 0 with
+// R_C = link / flows). Rates in packets of `packet_bytes`. Returns 0 when the
+// flows never need marking (a single flow below... never: returns the root).
+[[nodiscard]] inline double dcqcn_equilibrium_p(const DcqcnParams& q, double link_gbps,
+                                                int32_t flows, double packet_bytes) {
+  const double R = link_gbps * 125.0 / packet_bytes / static_cast<double>(flows);  // pkts/µs
+  const double B = q.byte_counter_bytes / packet_bytes;                            // pkts
+  const double T = q.increase_timer_us;
+  const double tau = q.decrease_period_us;
+  const double tau_a = q.alpha_period_us;
+  const double rai = q.ai_mbps * 0.125 / packet_bytes;  // pkts/µs
+  const double F = q.fast_recovery;
+  // Residual of dR_C = 0 after eliminating α (dα = 0) and the gap R_T - R_C
+  // (dR_T = 0); decreasing in p on (0, 1).
+  auto residual = [&](double p) {
+    const double x = 1 - p;
+    const double cut = detail::any_mark(p, tau * R);
+    const double alpha = detail::any_mark(p, tau_a * R);
+    const double eb = detail::event_factor(p, B), et = detail::event_factor(p, T * R);
+    const double up = rai * R * (std::pow(x, F * B) * eb + std::pow(x, F * T * R) * et);
+    const double gap = cut > 0 ? tau * up / cut : 0;
+    const double increase = 0.5 * gap * R * (eb + et);
+    const double decrease = R * alpha / (2 * tau) * cut;
+    return increase - decrease;
+  };
+  double lo = 1e-12, hi = 0.999;
+  if (residual(lo) <= 0) return lo;
+  if (residual(hi) >= 0) return hi;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (residual(mid) > 0 ? lo : hi) = mid;
+  }
+  return std::sqrt(lo * hi);
+}
+
+namespace detail {
+
+struct PfcBound {
+  double gbps;
+  double response_bits;
+  double interface_bits;
+};
+// IEEE 802.3 bounds as tabulated (see the overview); interface delay at 400G is
+// not tabulated: the 100G time is used (longer, so more headroom).
+inline constexpr std::array<PfcBound, 2> kPfcBounds = {
+    {{100, 201728, 122880}, {400, 463360, 122880.0 * 4}}};
+
+inline absl::StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
+  if (gbps > 400 || gbps < 100)
+    return invalid_field("nic_gbps", str_cat(gbps),
+                         "no published PFC response bound for this speed (known: 100 to 400 Gb/s)");
+  // Slower tabulated speed's time when between entries (more headroom).
+  const PfcBound& b = gbps > 100 ? (gbps == 400 ? kPfcBounds[1] : kPfcBounds[0]) : kPfcBounds[0];
+  return std::pair<double, double>{b.response_bits / b.gbps, b.interface_bits / b.gbps};
+}
+
+inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0), " KB"); }
+
+}  // namespace detail
+
+// Derives the plan. Errors (InvalidArgument naming the value): incast < 1 or
+// absurd, a buffer smaller than one BDP, an MTU outside [256, 9000], a link speed
+// without a PFC bound, qps_per_nic < 0.
+[[nodiscard]] inline absl::StatusOr<CcPlan> derive_cc(const topology::Cluster& cluster,
+                                                      const CcInputs& in) {
+  const topology::ClusterDescriptor<>& d = cluster.descriptor;
+  const topology::ClusterSpec& spec = d.spec();
+  if (in.incast < 1 || in.incast > kMaxIncast)
+    return invalid_field("incast", str_cat(in.incast), "must be in [1, 65536]");
+  if (!(in.mtu_bytes >= 256 && in.mtu_bytes <= 9000))
+    return invalid_field("mtu_bytes", str_cat(in.mtu_bytes), "must be in [256, 9000]");
+  if (in.buffer_bytes_per_port < 0 || !std::isfinite(in.buffer_bytes_per_port))
+    return invalid_field("buffer_bytes", str_cat(in.buffer_bytes_per_port), "must be >= 0");
+  if (in.qps_per_nic < 0)
+    return invalid_field("qps_per_nic", str_cat(in.qps_per_nic), "must be >= 0");
+  if (!(in.message_bytes >= 0) || !std::isfinite(in.message_bytes))
+    return invalid_field("message_bytes", str_cat(in.message_bytes), "must be >= 0");
+  const double C = spec.nic_gbps;  // every network link runs at the NIC rate
+  RAILYARD_ASSIGN_OR_RETURN(const auto pfc_ns, detail::pfc_times_ns(C));
+
+  CcPlan plan;
+  plan.link_gbps = C;
+  plan.incast = in.incast;
+  plan.mtu_bytes = in.mtu_bytes;
+  plan.frame_bytes = in.mtu_bytes + in.frame_overhead_bytes;
+  const double bytes_per_us = C * 125.0;
+
+  // 1. Path classes.
+  const double host_leaf_m = d.cable_length_m(topology::LinkTier::kHostLeaf);
+  const double leaf_spine_m = d.cable_length_m(topology::LinkTier::kLeafSpine);
+  const double spine_core_m = d.cable_length_m(topology::LinkTier::kSpineCore);
+  const bool has_spines = cluster.fabric.node_count() > 0 && d.shape().total_spines() > 0;
+  const bool has_cores = d.tiers() >= 3 && d.shape().total_cores() > 0;
+  auto add_path = [&](std::string name, int32_t switches, double cable_m) {
+    PathRtt p;
+    p.path = std::move(name);
+    p.switches = switches;
+    p.cable_m = cable_m;
+    p.one_way_us =
+        (cable_m * kCableNsPerMetre + switches * in.latency.switch_ns + 2 * in.latency.nic_ns) /
+            1000.0 +
+        plan.frame_bytes / bytes_per_us;
+    p.rtt_us = 2 * p.one_way_us;
+    p.bdp_bytes = bytes_per_us * p.rtt_us;
+    plan.paths.push_back(std::move(p));
+  };
+  add_path("same_leaf", 1, 2 * host_leaf_m);
+  if (has_spines) add_path("via_spine", 3, 2 * (host_leaf_m + leaf_spine_m));
+  if (has_cores) add_path("via_core", 5, 2 * (host_leaf_m + leaf_spine_m + spine_core_m));
+  const PathRtt& longest = plan.paths.back();
+
+  // 2. Buffer and PFC headroom.
+  const double frame_bits = in.switch_mtu_bytes * 8;
+  const double cable_ns_max =
+      std::max({host_leaf_m, has_spines ? leaf_spine_m : 0.0, has_cores ? spine_core_m : 0.0}) *
+      kCableNsPerMetre;
+  plan.pfc_headroom_bytes =
+      (2 * (C * cable_ns_max + C * pfc_ns.second) + 2 * frame_bits + C * pfc_ns.first) / 8.0;
+  plan.pfc_reason =
+      str_cat("2(C*cable + C*interface) + 2 MTU + C*response = 2(", C, "Gb/s * ", cable_ns_max,
+              " ns + ", C, "Gb/s * ", pfc_ns.second, " ns) + 2 * ", in.switch_mtu_bytes, " B + ", C,
+              "Gb/s * ", pfc_ns.first, " ns (IEEE 802.3 bounds; longest cable)");
+  if (in.buffer_bytes_per_port > 0) {
+    plan.buffer_bytes_per_port = in.buffer_bytes_per_port;
+    plan.buffer_reason = "given";
+  } else {
+    const double tbps = spec.switch_radix * C / 1000.0;
+    const double shared = kSharedBufferBytesPerTbps * tbps;
+    plan.buffer_bytes_per_port = shared * in.dt_alpha / (1 + in.dt_alpha);
+    plan.buffer_reason = str_cat("shared buffer 160 MB per 51.2 Tb/s scaled to ", spec.switch_radix,
+                                 " x ", C, " Gb/s = ", detail::kb(shared),
+                                 "; one congested port holds alpha/(1+alpha) of it at dynamic "
+                                 "threshold alpha=",
+                                 in.dt_alpha, " (assumption: set --buffer-mb to your switch)");
+  }
+  if (plan.buffer_bytes_per_port < longest.bdp_bytes)
+    return invalid_field("buffer_bytes", str_cat(std::llround(plan.buffer_bytes_per_port)),
+                         str_cat("smaller than one BDP (", std::llround(longest.bdp_bytes),
+                                 " bytes at ", C, " Gb/s x ", longest.rtt_us, " us)"));
+  const double usable = plan.buffer_bytes_per_port - plan.pfc_headroom_bytes;
+
+  // 3. DCQCN parameters.
+  DcqcnParams q = connectx_default_dcqcn();
+  const double n = in.incast;
+  q.increase_timer_us = std::clamp(std::round(10 * longest.rtt_us), 20.0, 100.0);
+  q.ai_mbps = std::clamp(std::floor(C * 1000.0 / (2000.0 * n)), 5.0, 20.0);
+  q.hai_mbps = 10 * q.ai_mbps;
+  plan.dcqcn = q;
+  const DcqcnParams v = connectx_default_dcqcn();
+  auto dcq = [&](std::string name, double value, std::string unit, std::string reason) {
+    plan.dcqcn_settings.push_back({std::move(name), value, std::move(unit), std::move(reason)});
+  };
+  dcq("rp_time_reset", q.increase_timer_us, "us",
+      str_cat("10 x base RTT ", longest.rtt_us,
+              " us, within 20-100 us (published 400G tuning; "
+              "default ",
+              v.increase_timer_us, ")"));
+  dcq("rp_ai_rate", q.ai_mbps, "Mb/s",
+      str_cat(in.incast, " flows add <= 1/2000 of ", C,
+              " Gb/s per increase, within [5, 20] (default ", v.ai_mbps, ")"));
+  dcq("rp_hai_rate", q.hai_mbps, "Mb/s", "10 x rp_ai_rate, the default ratio (50/5)");
+  dcq("rp_byte_reset", q.byte_counter_bytes, "bytes", "ConnectX default");
+  dcq("rp_threshold", q.fast_recovery, "stages", "ConnectX default (fast-recovery stages)");
+  dcq("rp_dce_tcp_g", 1019, "1/1024", "ConnectX default: g = 5/1024 ~ 1/205");
+  dcq("rp_dce_tcp_rtt", q.alpha_period_us, "us", "ConnectX default alpha update period");
+  dcq("rp_rate_reduce_monitor_period", q.decrease_period_us, "us",
+      "ConnectX default; >= np_min_time_between_cnps so every CNP can act");
+  dcq("rp_min_dec_fac", q.min_dec_factor * 100, "%", "ConnectX default: at most halve per cut");
+  dcq("rp_initial_alpha_value", 1023, "1/1023", "ConnectX default: first cut is the largest");
+  dcq("rp_min_rate", q.min_rate_mbps, "Mb/s", "ConnectX default");
+  dcq("np_min_time_between_cnps", q.min_time_between_cnps_us, "us", "ConnectX default");
+  dcq("np_cnp_dscp", q.cnp_dscp, "", "ConnectX default: CNPs on their own strict-priority class");
+  dcq("np_cnp_prio", q.cnp_prio, "", "ConnectX default 802.1p priority for CNPs");
+
+  // 4. ECN per egress tier.
+  const int32_t flows = in.incast;
+  const double p_star = dcqcn_equilibrium_p(q, C, flows, plan.frame_bytes);
+  auto add_tier = [&](std::string tier, const PathRtt& path) {
+    EcnTier e;
+    e.tier = std::move(tier);
+    e.rtt_us = path.rtt_us;
+    e.bdp_bytes = path.bdp_bytes;
+    e.kmin_bytes =
+        std::ceil(std::max(0.17 * path.bdp_bytes, 2 * plan.frame_bytes) / 1000.0) * 1000.0;
+    e.kmax_bytes = std::ceil((e.kmin_bytes + 2 * path.bdp_bytes) / 1000.0) * 1000.0;
+    e.equilibrium_p = p_star;
+    e.pmax = std::clamp(2 * p_star, 0.01, 1.0);
+    e.incast_burst_bytes = (n - 1) * path.bdp_bytes;
+    e.buffer_bytes = plan.buffer_bytes_per_port;
+    e.usable_bytes = usable;
+    if (e.kmax_bytes > usable) e.kmax_bytes = std::max(e.kmin_bytes + plan.frame_bytes, usable);
+    e.fits = e.kmin_bytes + e.incast_burst_bytes <= usable;
+    e.reason =
+        str_cat("Kmin = max(0.17 BDP, 2 frames) with BDP ", detail::kb(path.bdp_bytes), " (",
+                path.path, " RTT ", path.rtt_us, " us); Kmax = Kmin + 2 BDP; Pmax = 2 p* (", p_star,
+                " for ", flows, " flows) so the queue settles mid-ramp; burst (N-1) BDP = ",
+                detail::kb(e.incast_burst_bytes), e.fits ? " fits " : " does NOT fit ",
+                detail::kb(usable), " usable");
+    plan.ecn.push_back(std::move(e));
+  };
+  add_tier("leaf->host", longest);
+  if (has_spines) {
+    add_tier("leaf->spine", longest);
+    add_tier("spine->leaf", longest);
+  }
+  if (has_cores) {
+    add_tier("spine->core", plan.paths.back());
+    add_tier("core->spine", plan.paths.back());
+  }
+  for (const EcnTier& e : plan.ecn)
+    if (!e.fits) {
+      plan.warnings.push_back(
+          str_cat(e.tier, ": an incast of ", in.incast, " line-rate senders (",
+                  detail::kb(e.incast_burst_bytes), " in the first RTT) exceeds the ",
+                  detail::kb(e.usable_bytes), " a port can hold before PFC; limit each sender to ",
+                  C / n, " Gb/s for this traffic (per-QP rate limit) or expect pauses"));
+      break;
+    }
+
+  // 5. HPCC and NSCC.
+  const double bdp = longest.bdp_bytes;
+  plan.hpcc = {{"eta", 0.95, "", "HPCC paper: target 95% utilization"},
+               {"max_stage", 5, "", "HPCC paper"},
+               {"w_init", bdp, "bytes", str_cat("BDP of the longest path (", longest.path, ")")},
+               {"w_ai", bdp * (1 - 0.95) / n, "bytes",
+                str_cat("W_init (1 - eta) / N with N = incast ", in.incast)}};
+  const double target_us = longest.rtt_us + plan.ecn.front().kmin_bytes / bytes_per_us;
+  const double a = bdp / 150e3;
+  plan.nscc = {{"a", a, "", "BDP / 150 KB (UEC reference network: 100 Gb/s x 12 us)"},
+               {"target_delay", target_us, "us", "base RTT + queueing at Kmin"},
+               {"b", target_us / 12.0, "", "target delay / 12 us"},
+               {"maxwnd", 1.5 * bdp, "bytes", "1.5 BDP"},
+               {"fair_increase", 5 * in.mtu_bytes * a, "bytes", "5 MSS x a"},
+               {"md_factor", 0.8, "", "UEC reference: at most once per RTT, never below 0.5x"}};
+
+  // 6. NCCL environment.
+  const int32_t uplinks = d.shape().leaf_up_ports;
+  const bool multipath = has_spines && uplinks > 1;
+  const double message = in.message_bytes > 0 ? in.message_bytes : 4.0 * (1 << 20);
+  const int32_t by_size = static_cast<int32_t>(std::max(1.0, std::floor(message / (512.0 * 1024))));
+  const int32_t qps = multipath ? std::clamp(std::min(uplinks, by_size), 1, 16) : 1;
+  auto env = [&](std::string name, std::string value, std::string reason) {
+    plan.nccl_env_text.push_back({name, value});
+    plan.nccl_env.push_back({std::move(name), 0, std::move(value), std::move(reason)});
+  };
+  env("NCCL_IB_QPS_PER_CONNECTION", str_cat(qps),
+      multipath ? str_cat("spread each connection over min(", uplinks, " leaf uplinks, message ",
+                          std::llround(message), " B / 512 KB per QP) paths, at most 16")
+                : "one path between NICs: more QPs cannot add paths");
+  env("NCCL_IB_SPLIT_DATA_ON_QPS", qps > 1 ? "1" : "0",
+      qps > 1 ? "every message spread over all QPs (with 0 a message rides one QP)"
+              : "one QP per connection");
+  env("NCCL_IB_ADAPTIVE_ROUTING", multipath ? "1" : "0",
+      multipath ? "several equal paths between leaves: let switches with adaptive routing use "
+                  "them (needs AR on the switches)"
+                : "no alternative paths");
+  env("NCCL_IB_TC", "106",
+      "DSCP 26 (the lossless RoCE class, priority 3) << 2 | ECT(0); CNPs use DSCP 48");
+  env("NCCL_CROSS_NIC", spec.kind == topology::Kind::kTorFatTree ? "2" : "0",
+      spec.kind == topology::Kind::kTorFatTree
+          ? "all NICs share one ToR: rings may change NICs freely (NCCL default)"
+          : "rail-optimized: keep each ring on one rail; rails meet only at the spine" +
+                std::string(spec.kind == topology::Kind::kRailOnly ? " (rail-only: never)" : ""));
+  {
+    std::string hca = "=";
+    for (int32_t nic = 0; nic < d.nics_per_host(); ++nic)
+      for (int32_t p = 0; p < d.planes(); ++p)
+        str_append(hca, hca.size() > 1 ? "," : "", "mlx5_", nic * d.planes() + p, ":", p + 1, ":",
+                   nic, ":", p);
+    env("NCCL_IB_HCA", hca,
+        "exact NIC list name:port:rail:plane (NCCL >= 2.30), names as in railyard's topology XML");
+  }
+  env("NCCL_MIN_NCHANNELS", str_cat(d.nics_per_host() * d.planes()),
+      "one ring per NIC port so that every NIC carries a ring (as railyard's simulator assumes)");
+
+  // 7. Per-QP rate limits for tenants.
+  if (!in.tenants.empty()) {
+    std::vector<std::vector<routing::Flow>> jflows;
+    for (const placement::Allocation& job : in.tenants)
+      jflows.push_back(routing::ring_flows(job, d, 64e6));
+    const routing::SpinePartition part = routing::partition_spines(d, in.tenants, jflows);
+    if (!part.ok) {
+      plan.warnings.push_back(str_cat("no spine partition for the tenants: ", part.reason));
+    } else {
+      const int32_t per_nic = in.qps_per_nic > 0 ? in.qps_per_nic : qps;
+      for (const routing::TenantLanes& t : part.tenants) {
+        if (t.spine_lanes.empty()) continue;
+        // The tenant owns |lanes| uplinks on every leaf; its NICs on a leaf share them.
+        absl::flat_hash_map<int32_t, int32_t> nics_on_leaf;
+        int32_t most = 0;
+        for (const placement::Allocation& job : in.tenants) {
+          if (routing::tenant_of(job) != t.tenant) continue;
+          for (HostId h : job.hosts)
+            for (int32_t r = 0; r < d.rails(); ++r)
+              most = std::max(most, ++nics_on_leaf[d.leaf_of(h, RailId{r}, PlaneId{0}).value()]);
+        }
+        const int32_t nics = std::max(1, most);
+        const double share = std::min(C, static_cast<double>(t.spine_lanes.size()) * C / nics);
+        const double per_qp_kbps = std::floor(share * 1e6 / per_nic);
+        plan.rate_limits.push_back(
+            {t.tenant, per_qp_kbps, "kbps",
+             str_cat(t.spine_lanes.size(), " spine lanes x ", C, " Gb/s over up to ", nics,
+                     " NICs per leaf = ", share, " Gb/s per NIC, / ", per_nic,
+                     " QPs (ibv_qp_rate_limit_attr.rate_limit)")});
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace railyard::cc
