@@ -271,7 +271,7 @@ TEST_CASE("collective_sim: routing choices rank as expected on a scattered ring"
 
 TEST_CASE("collective_sim: properties on random fabrics, jobs and collectives") {
   std::mt19937 rng(2026);
-  const auto specs = railyard::testing::random_valid_specs(40, 611, 24);
+  const auto specs = railyard::testing::random_valid_specs(100, 611, 24);
   int checked = 0;
   for (const auto& spec : specs) {
     auto desc = railyard::topology::make_descriptor(spec);
@@ -287,6 +287,12 @@ TEST_CASE("collective_sim: properties on random fabrics, jobs and collectives") 
     for (uint32_t i = 0; i < used; ++i)
       for (int32_t k = 0; k < d.gpus_per_host(); ++k)
         g[0].push_back({HostId{hosts[i]}, GpuIndex{k}});
+    if (d.gpus_per_host() > 1 && rng() % 2) {
+      // One group per local GPU index (as --group dp over TP-inside-host ranks).
+      Groups by_local(static_cast<size_t>(d.gpus_per_host()));
+      for (const GpuEndpoint& e : g[0]) by_local[static_cast<size_t>(e.gpu.value())].push_back(e);
+      g = by_local;
+    }
     const int32_t n = static_cast<int32_t>(g[0].size());
     const Collective kinds[] = {Collective::kAllReduce, Collective::kAllGather,
                                 Collective::kReduceScatter, Collective::kAllToAll};
@@ -334,7 +340,7 @@ TEST_CASE("collective_sim: properties on random fabrics, jobs and collectives") 
     CHECK(again->link_bytes == r->link_bytes);
     (void)n;
   }
-  CHECK(checked >= 30);
+  CHECK(checked >= 90);
 }
 
 TEST_CASE("collective_sim: groups run at once and share the fabric") {
@@ -430,4 +436,20 @@ TEST_CASE("collective_sim: pipelining the double binary tree shortens it") {
   CHECK(railyard::collective::auto_tree_pieces(int64_t{1} << 30) == 128);
   CHECK(railyard::collective::auto_tree_pieces(int64_t{1} << 20) == 1);
   CHECK(railyard::collective::auto_tree_pieces(int64_t{8} << 20) == 8);
+}
+
+TEST_CASE("collective_sim: the bound counts only the NICs of the rails a group uses") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  // GPU 0 of host 0 and GPU 0 of host 40: traffic can only use rail 0's NICs.
+  Groups pair = {{GpuEndpoint{HostId{0}, GpuIndex{0}}, GpuEndpoint{HostId{40}, GpuIndex{0}}}};
+  const double S = static_cast<double>(int64_t{1} << 30);
+  auto lb = railyard::collective::bandwidth_lower_bound(*cluster, Collective::kAllReduce,
+                                                        int64_t{1} << 30, pair);
+  REQUIRE(lb.ok());
+  CHECK(lb->time_us == doctest::Approx(us(S, 400.0)));  // S out of one 400G NIC
+  auto r =
+      simulate_collective(*cluster, pair, Collective::kAllReduce, int64_t{1} << 30, no_latency());
+  REQUIRE(r.ok());
+  CHECK(r->time_us - r->latency_us == doctest::Approx(lb->time_us).epsilon(1e-9));
 }

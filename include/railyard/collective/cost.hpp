@@ -34,7 +34,10 @@
 //                   bandwidth-optimality argument of Patarasuk & Yuan, JPDC
 //                   2009, applied to units), which bounds the time by
 //                   2(k-1)·S / (sum of those units' egress capacities).
-// A GPU's capacity counts its PCIe link only when its group reaches beyond its
+// Only links whose both ends can carry the groups' traffic count: NIC ports on
+// the rails of the groups' GPUs and the leaves above them (a flow crosses the
+// network on its source's or its destination's rail). A GPU's capacity counts
+// its PCIe link only when its group reaches beyond its
 // NVLink domain (inside a domain traffic always takes NVLink). Groups run at
 // once, so the bytes of all groups add up per unit. The bound is
 // the largest bytes/capacity over every unit of every level. It assumes what the
@@ -179,6 +182,31 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
   auto cap_of = [&](LinkId l) {
     return failures ? failures->capacity_gbps(l) : f.capacity_gbps(l);
   };
+  // Nodes that can carry the groups' traffic: a flow leaves and enters hosts only
+  // through NICs on the rails of its own GPUs (its source's, or with NVLink
+  // forwarding its destination's), so other rails' NICs and leaves do not count.
+  std::vector<char> usable(static_cast<size_t>(f.node_count()), 1);
+  {
+    std::vector<char> rail_used(static_cast<size_t>(d.nics_per_host()), 0);
+    for (const std::vector<routing::GpuEndpoint>& group : groups)
+      for (const routing::GpuEndpoint& e : group)
+        rail_used[static_cast<size_t>(d.nic_of_gpu(e.gpu).value())] = 1;
+    const int32_t ports_per_host = d.nics_per_host() * d.planes();
+    for (int32_t n = 0; n < f.node_count(); ++n) {
+      const topology::NodeKind k = f.kind(NodeId{n});
+      if (k == topology::NodeKind::kNicPort) {
+        const int32_t local = (n - f.nic_port({HostId{0}, NicIndex{0}}).value()) % ports_per_host;
+        usable[static_cast<size_t>(n)] = rail_used[static_cast<size_t>(local / d.planes())];
+      } else if (k == topology::NodeKind::kLeaf) {
+        usable[static_cast<size_t>(n)] = 0;
+      }
+    }
+    for (int32_t l = 0; l < f.link_count(); l += 2)  // a leaf counts when a usable NIC hangs below
+      if (f.kind(f.dst(LinkId{l})) == topology::NodeKind::kLeaf &&
+          f.kind(f.src(LinkId{l})) == topology::NodeKind::kNicPort &&
+          usable[static_cast<size_t>(f.src(LinkId{l}).value())])
+        usable[static_cast<size_t>(f.dst(LinkId{l}).value())] = 1;
+  }
   for (UnitLevel level : {UnitLevel::kGpu, UnitLevel::kDomain, UnitLevel::kSu, UnitLevel::kPod}) {
     const std::vector<int32_t> unit = detail::unit_of_nodes(f, level);
     int32_t units = 0;
@@ -189,6 +217,9 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
       const int32_t a = unit[static_cast<size_t>(f.src(LinkId{l}).value())];
       const int32_t b = unit[static_cast<size_t>(f.dst(LinkId{l}).value())];
       if (a == b) continue;
+      const bool carries = usable[static_cast<size_t>(f.src(LinkId{l}).value())] &&
+                           usable[static_cast<size_t>(f.dst(LinkId{l}).value())];
+      if (!carries) continue;
       if (a >= 0) out_cap[static_cast<size_t>(a)] += cap_of(LinkId{l});
       if (b >= 0) in_cap[static_cast<size_t>(b)] += cap_of(LinkId{l});
     }
@@ -203,7 +234,10 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
         for (const routing::GpuEndpoint& e : group) {
           const NodeId gpu = f.gpu(e.host, e.gpu);
           for (LinkId l : f.out_links(gpu)) {
-            if (f.tier(l) != topology::LinkTier::kPcie) continue;
+            // (skip PCIe links the rail filter already left out)
+            if (f.tier(l) != topology::LinkTier::kPcie ||
+                !usable[static_cast<size_t>(f.dst(l).value())])
+              continue;
             out_cap[static_cast<size_t>(gpu.value())] -= cap_of(l);
             in_cap[static_cast<size_t>(gpu.value())] -= cap_of(topology::Fabric::reverse(l));
           }
