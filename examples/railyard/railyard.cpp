@@ -5,6 +5,7 @@
 //   railyard describe --cluster=rail_fat_tree:hosts=256,oversub=2:1
 //   railyard presets                                   # the embedded cluster presets
 //   railyard simulate --collective allreduce --bytes 1GiB --job tp=8,dp=16 --hosts 0-15
+//   railyard cc --job tp=8,dp=16 --hosts 0-15 --collective alltoall   # ECN, DCQCN, NCCL env
 //   railyard help [subcommand]                         # also --help / -h anywhere
 //
 // Contract (DESIGN.md, "Command-line contract"): the first positional argument
@@ -24,8 +25,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <railyard/railyard.hpp>
@@ -109,20 +112,21 @@ ABSL_FLAG(bool, legacy_labels, false,
           "k8s-labels: also write the older network.topology.nvidia.com/* keys. "
           "Example: --legacy-labels");
 ABSL_FLAG(std::string, topology_conf, "",
-          "describe, export (not simulate, which needs --cluster): read the cluster from a "
+          "describe, export (not simulate or cc, which need --cluster): read the cluster from a "
           "Slurm topology.conf (topology/tree) instead of --cluster; link speeds from "
           "--host-gbps, --leaf-up-gbps, --spine-up-gbps. "
           "Example: railyard describe --topology-conf /etc/slurm/topology.conf");
-ABSL_FLAG(std::string, topology_csv, "",
-          "describe, export (not simulate, which needs --cluster): read the cluster from a CSV "
-          "of host,leaf,spine[,core] rows instead of --cluster. "
-          "Example: railyard export --topology-csv dump.csv --format slurm-tree");
+ABSL_FLAG(
+    std::string, topology_csv, "",
+    "describe, export (not simulate or cc, which need --cluster): read the cluster from a CSV "
+    "of host,leaf,spine[,core] rows instead of --cluster. "
+    "Example: railyard export --topology-csv dump.csv --format slurm-tree");
 ABSL_FLAG(std::string, job, "",
-          "order, simulate, export: the job's parallelism plan: tp, cp, ep, dp, pp sizes "
+          "order, simulate, export, cc: the job's parallelism plan: tp, cp, ep, dp, pp sizes "
           "(product = GPUs), optional order=tp-cp-ep-dp-pp (Megatron, first = fastest) and "
           "<dim>_bytes=SIZE (bytes per rank per step). Example: --job tp=8,pp=4,dp=32");
 ABSL_FLAG(std::string, hosts, "",
-          "order, simulate, export: the hosts the job was given (ids, ranges), in the order a "
+          "order, simulate, export, cc: the hosts the job was given (ids, ranges), in the order a "
           "launcher would use them; default the first hosts of the cluster. "
           "Example: --hosts 0-15,32-47");
 ABSL_FLAG(std::string, order, "railyard",
@@ -136,9 +140,10 @@ ABSL_FLAG(int32_t, cores_per_rank, 1,
           "rankfile: CPU cores each rank binds to (slot=<first>-<last>). "
           "Example: --cores-per-rank 12");
 ABSL_FLAG(std::string, jobs, "",
-          "place: tenant jobs to place in order on an empty cluster, ';'-separated "
+          "place, cc: tenant jobs to place in order on an empty cluster, ';'-separated "
           "name:key=value lists with gpus (required, whole hosts) and tenant (default: the "
-          "name). Example: --jobs \"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\"");
+          "name); cc derives per-QP rate limits for them. Example: --jobs "
+          "\"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\"");
 ABSL_FLAG(std::string, policy, "best_fit",
           "place: best_fit (smallest level that holds the job: one SU, then one pod), "
           "first_fit (lowest free host ids) or random. Example: --policy first_fit");
@@ -174,7 +179,8 @@ ABSL_FLAG(double, spine_up_gbps, 400,
           "with --topology-conf/--topology-csv: spine-core link speed in Gb/s. "
           "Example: --spine-up-gbps 800");
 ABSL_FLAG(std::string, collective, "",
-          "simulate: the collective: allreduce, allgather, reducescatter or alltoall. "
+          "simulate: the collective: allreduce, allgather, reducescatter or alltoall; cc: the "
+          "job's collective, to derive the incast (ring 1, tree 2, alltoall hosts - 1). "
           "Example: --collective allreduce");
 ABSL_FLAG(std::string, bytes, "",
           "simulate: the collective's size S per group (nccl-tests convention: the all-reduce "
@@ -184,7 +190,7 @@ ABSL_FLAG(std::string, group, "",
           "simulate: run the collective in every group of this parallel dimension at once "
           "(tp, cp, ep, dp or pp) instead of over all ranks of the job. Example: --group dp");
 ABSL_FLAG(std::string, algorithm, "",
-          "simulate: ring, tree (double binary tree; allreduce), hierarchical (allreduce), "
+          "simulate, cc: ring, tree (double binary tree; allreduce), hierarchical (allreduce), "
           "pairwise or rail_aligned (alltoall); default ring, or pairwise for alltoall. "
           "Example: --algorithm rail_aligned");
 ABSL_FLAG(std::string, routing, "planned",
@@ -194,6 +200,16 @@ ABSL_FLAG(std::string, routing, "planned",
 ABSL_FLAG(int32_t, channels, 0,
           "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use. "
           "Example: --channels 4");
+ABSL_FLAG(int32_t, incast, 0,
+          "cc: line-rate senders into one switch port at once, 1..65536; default: derived "
+          "from --job and --collective, else 1. Example: --incast 16");
+ABSL_FLAG(std::string, buffer_mb, "",
+          "cc: switch buffer one congested port may hold, in MB (10^6 bytes), at least one "
+          "BDP; default: derived from the switch (160 MB per 51.2 Tb/s, half of it per port). "
+          "Example: --buffer-mb 16");
+ABSL_FLAG(std::string, message_bytes, "",
+          "cc: bytes a connection moves per message (e.g. a ring chunk), for the QP count; "
+          "default NCCL's 4 MiB buffer; same units as --bytes. Example: --message-bytes 1MiB");
 ABSL_FLAG(std::string, svg, "",
           "simulate: also write a heat map of link utilization to this SVG file. "
           "Example: --svg allreduce.svg");
@@ -207,7 +223,7 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 36> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 39> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"src", "HOST:GPU"},
                                                   {"dst", "HOST:GPU"},
                                                   {"qps", "K"},
@@ -242,7 +258,10 @@ constexpr std::array<FlagName, 36> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"algorithm", "ALGO"},
                                                   {"routing", "ecmp|planned|spray"},
                                                   {"channels", "C"},
-                                                  {"svg", "FILE"}}};
+                                                  {"svg", "FILE"},
+                                                  {"incast", "N"},
+                                                  {"buffer_mb", "MB"},
+                                                  {"message_bytes", "SIZE"}}};
 
 struct Subcommand;
 
@@ -274,6 +293,7 @@ Outcome run_place(const Invocation& inv);
 Outcome run_replay(const Invocation& inv);
 Outcome run_spray(const Invocation& inv);
 Outcome run_simulate(const Invocation& inv);
+Outcome run_cc(const Invocation& inv);
 Outcome run_presets(const Invocation& inv);
 Outcome run_help(const Invocation& inv);
 
@@ -306,7 +326,13 @@ constexpr std::array<std::string_view, 17> kSimulateFlags = {
     "group",   "algorithm",  "routing", "qps",           "channels",    "seed",
     "down",    "json",       "svg",     "topology_conf", "topology_csv"};
 
-constexpr std::array<Subcommand, 9> kSubcommands = {{
+// cc. RESERVED: --simulate and --svg FILE (the fluid-model run) go here once
+// declared; see the RESERVED block in run_cc.
+constexpr std::array<std::string_view, 12> kCcFlags = {
+    "cluster", "job",       "hosts",         "collective", "algorithm",     "incast",
+    "jobs",    "buffer_mb", "message_bytes", "json",       "topology_conf", "topology_csv"};
+
+constexpr std::array<Subcommand, 10> kSubcommands = {{
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
@@ -335,6 +361,12 @@ constexpr std::array<Subcommand, 9> kSubcommands = {{
      "[--svg FILE]",
      "time a collective on the job's GPUs: simulated vs bound, busbw, link utilization",
      kSimulateFlags, &run_simulate},
+    {"cc",
+     "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] --collective C [--algorithm A]] "
+     "[--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--json]",
+     "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate "
+     "limits",
+     kCcFlags, &run_cc},
     {"presets", "[--json]", "list the embedded cluster presets with their descriptions",
      kPresetsFlags, &run_presets},
     {"help", "[SUBCOMMAND]", "print this help, or the help of one subcommand", kNoFlags, &run_help},
@@ -953,6 +985,225 @@ Outcome run_simulate(const Invocation& inv) {
   }
   return absl::GetFlag(FLAGS_json) ? railyard::io::simulate_json(cluster.fabric, *report)
                                    : railyard::io::simulate_text(cluster.fabric, *report);
+}
+
+// ---------------------------------------------------------------------------
+// cc: congestion-control settings derived from the fabric and the traffic.
+// ---------------------------------------------------------------------------
+
+bool flag_used(const Invocation& inv, std::string_view name) {
+  return std::find(inv.flags_used.begin(), inv.flags_used.end(), name) != inv.flags_used.end();
+}
+
+// --buffer-mb B: a positive decimal number of MB (10^6 bytes), digits with an
+// optional fraction, at most 10^6 MB; returns bytes.
+absl::StatusOr<double> parse_buffer_mb(const std::string& text) {
+  auto bad = [&](std::string_view why) {
+    return usage_error(railyard::str_cat("--buffer-mb=", text, ": ", why));
+  };
+  size_t digits = 0, point = 0, fraction = 0;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      ++(point > 0 ? fraction : digits);
+    } else if (c == '.' && point == 0) {
+      point = 1;
+    } else {
+      return bad("expected a number of MB (10^6 bytes) such as 16 or 12.5");
+    }
+  }
+  if (digits == 0 || (point > 0 && fraction == 0))
+    return bad("expected a number of MB (10^6 bytes) such as 16 or 12.5");
+  const double mb = std::strtod(text.c_str(), nullptr);
+  if (!(mb > 0)) return bad("must be more than 0 MB");
+  if (mb > 1e6) return bad("more than 10^6 MB (1 TB) per port is not a switch buffer");
+  return mb * 1e6;
+}
+
+// The incast a collective puts on one NIC port: how many senders reach it at once.
+struct DerivedIncast {
+  int32_t incast = 1;
+  std::string source;
+};
+
+absl::StatusOr<DerivedIncast> collective_incast(railyard::collective::Collective kind,
+                                                const std::string& algorithm_text,
+                                                const railyard::placement::JobPlacement& job) {
+  using railyard::collective::Algorithm;
+  using railyard::collective::Collective;
+  auto algorithm = parse_algorithm(algorithm_text, kind);
+  if (!algorithm.ok()) return algorithm.status();
+  const std::string_view name = railyard::collective::collective_name(kind);
+  const bool alltoall = kind == Collective::kAllToAll;
+  const bool a2a_algorithm =
+      *algorithm == Algorithm::kPairwise || *algorithm == Algorithm::kRailAligned;
+  if (alltoall != a2a_algorithm)
+    return usage_error(railyard::str_cat("--algorithm=", algorithm_text, ": ", name,
+                                         " does not run ", algorithm_text,
+                                         alltoall ? " (alltoall: pairwise or rail_aligned)"
+                                                  : " (pairwise and rail_aligned are "
+                                                    "alltoall algorithms)"));
+  if (!alltoall && *algorithm != Algorithm::kRing && kind != Collective::kAllReduce)
+    return usage_error(railyard::str_cat("--algorithm=", algorithm_text, ": ", name,
+                                         " runs ring only (tree and hierarchical are allreduce "
+                                         "algorithms)"));
+  std::vector<railyard::HostId> hosts = job.hosts;
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  const auto n = static_cast<int64_t>(hosts.size());
+  if (alltoall) {
+    // NCCL posts every peer's send at once: each NIC on a rail receives from the
+    // same rail of every other host together.
+    if (n <= 1) return DerivedIncast{1, "alltoall within one host: no network incast"};
+    // An incast the library rejects is reported by derive_cc (naming --collective).
+    const auto senders =
+        static_cast<int32_t>(std::min<int64_t>(n - 1, std::numeric_limits<int32_t>::max()));
+    return DerivedIncast{senders, railyard::str_cat("alltoall over ", n, " hosts")};
+  }
+  switch (*algorithm) {
+    case Algorithm::kDoubleBinaryTree:
+      return DerivedIncast{2, railyard::str_cat(name, " tree: a node receives from 2 children")};
+    case Algorithm::kHierarchical:
+      return DerivedIncast{
+          1, railyard::str_cat(name, " hierarchical: the inter-host phase is a ring, 1 sender")};
+    default:
+      return DerivedIncast{1,
+                           railyard::str_cat(name, " ring: each NIC receives from one neighbour")};
+  }
+}
+
+// A derive_cc error as one line naming the flag it came from.
+absl::Status cc_error(const absl::Status& status, const Invocation& inv,
+                      const std::string& incast_source) {
+  if (!absl::IsInvalidArgument(status)) return status;
+  const std::string_view message = view(status.message());
+  auto starts_with = [&](std::string_view prefix) {
+    return message.substr(0, prefix.size()) == prefix;
+  };
+  if (starts_with("incast="))
+    return usage_error(flag_used(inv, "incast")
+                           ? railyard::str_cat("--", message)
+                           : railyard::str_cat("--collective=", absl::GetFlag(FLAGS_collective),
+                                               ": ", incast_source, ": ", message));
+  if (starts_with("buffer_bytes="))
+    return usage_error(
+        flag_used(inv, "buffer_mb")
+            ? railyard::str_cat("--buffer-mb=", absl::GetFlag(FLAGS_buffer_mb), ": ", message)
+            : railyard::str_cat("--cluster: ", message));
+  if (starts_with("message_bytes="))
+    return usage_error(
+        railyard::str_cat("--message-bytes=", absl::GetFlag(FLAGS_message_bytes), ": ", message));
+  if (starts_with("nic_gbps=")) return usage_error(railyard::str_cat("--cluster: ", message));
+  return usage_error(railyard::str_cat("cc: ", message));
+}
+
+Outcome run_cc(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  for (std::string_view flag : {"topology_conf", "topology_csv"}) {
+    const std::string value =
+        absl::GetFlag(flag == "topology_conf" ? FLAGS_topology_conf : FLAGS_topology_csv);
+    if (value.empty()) continue;
+    std::string shown(flag);
+    std::replace(shown.begin(), shown.end(), '_', '-');
+    return usage_error(railyard::str_cat(
+        "--", shown, "=", value,
+        ": cc needs a cluster spec (--cluster): an imported topology has no cable lengths, "
+        "switch radix or NIC layout to derive the settings from"));
+  }
+  railyard::cc::CcInputs in;
+  const bool incast_given = flag_used(inv, "incast");
+  if (incast_given) in.incast = absl::GetFlag(FLAGS_incast);
+  const std::string buffer_text = absl::GetFlag(FLAGS_buffer_mb);
+  if (flag_used(inv, "buffer_mb")) {
+    auto bytes = parse_buffer_mb(buffer_text);
+    if (!bytes.ok()) return bytes.status();
+    in.buffer_bytes_per_port = *bytes;
+  }
+  if (const std::string text = absl::GetFlag(FLAGS_message_bytes);
+      flag_used(inv, "message_bytes")) {
+    auto size = railyard::parse_size("message-bytes", text);
+    if (!size.ok()) return usage_error(railyard::str_cat("--", view(size.status().message())));
+    constexpr auto kMax = static_cast<uint64_t>(railyard::collective::kMaxBytes);
+    if (*size < 1 || *size > kMax)
+      return usage_error(
+          railyard::str_cat("--message-bytes=", text, ": ", *size, " bytes is outside [1, 2^50]"));
+    in.message_bytes = static_cast<double>(*size);
+  }
+
+  // The job whose collective sets the incast: --job and --collective together.
+  const bool job_given = !absl::GetFlag(FLAGS_job).empty();
+  const std::string collective_text = absl::GetFlag(FLAGS_collective);
+  const std::string algorithm_text = absl::GetFlag(FLAGS_algorithm);
+  if (!job_given) {
+    if (flag_used(inv, "job")) return usage_error("--job=: the plan is empty");
+    for (std::string_view flag : {"collective", "hosts", "algorithm"})
+      if (flag_used(inv, flag))
+        return usage_error(railyard::str_cat(
+            "cc: --", flag,
+            " needs --job (e.g. --job tp=8,dp=16 --hosts 0-15 --collective alltoall)"));
+  } else if (collective_text.empty()) {
+    return usage_error(
+        "cc: --job needs --collective (allreduce, allgather, reducescatter or alltoall) to "
+        "derive the incast");
+  }
+  std::optional<railyard::collective::Collective> kind;
+  if (job_given) {
+    auto parsed = parse_collective(collective_text);
+    if (!parsed.ok()) return parsed.status();
+    kind = *parsed;
+  }
+
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
+
+  railyard::io::CcReportContext ctx;
+  ctx.cluster = absl::GetFlag(FLAGS_cluster);
+  if (kind) {
+    auto job = load_job(d, "cc");
+    if (!job.ok()) return job.status();
+    auto derived = collective_incast(*kind, algorithm_text, job->railyard);
+    if (!derived.ok()) return derived.status();
+    if (incast_given) {
+      ctx.incast_source = railyard::str_cat("--incast; the job's ", derived->source,
+                                            " alone gives ", derived->incast);
+    } else {
+      in.incast = derived->incast;
+      ctx.incast_source = derived->source;
+    }
+  } else {
+    ctx.incast_source =
+        incast_given ? "--incast" : "default: give --incast N, or --job with --collective";
+  }
+
+  // Tenants for per-QP rate limits, placed as `railyard place` places them.
+  std::optional<railyard::placement::PlaceResult> placed;
+  if (flag_used(inv, "jobs")) {
+    ctx.jobs = absl::GetFlag(FLAGS_jobs);
+    if (ctx.jobs.empty()) return usage_error("--jobs=: the list is empty");
+    auto result = railyard::placement::place_jobs(d, ctx.jobs, {});
+    if (!result.ok())
+      return usage_error(railyard::str_cat("--jobs: ", view(result.status().message())));
+    placed = std::move(*result);
+    for (const railyard::placement::UnplacedJob& u : placed->unplaced)
+      ctx.warnings.push_back(
+          railyard::str_cat("--jobs: '", u.name, "' not placed, so no rate limit: ", u.reason));
+    in.tenants = placed->placed;
+  }
+
+  const railyard::topology::Cluster cluster{d, railyard::topology::materialize(d)};
+  auto plan = railyard::cc::derive_cc(cluster, in);
+  if (!plan.ok()) return cc_error(plan.status(), inv, ctx.incast_source);
+
+  // -------------------------------------------------------------------------
+  // RESERVED: --simulate and --svg FILE (the fluid-model run of this plan).
+  // Not wired yet, and the flags are deliberately not declared. To add them:
+  // declare the flags, list them in kFlagNames and kCcFlags, run the fluid model
+  // here on `cluster`, `in` and `*plan`, write the SVG, and add the results to
+  // the report (railyard::io::cc_text / cc_json).
+  // -------------------------------------------------------------------------
+
+  return absl::GetFlag(FLAGS_json) ? railyard::io::cc_json(*plan, in, ctx)
+                                   : railyard::io::cc_text(*plan, in, ctx);
 }
 
 Outcome run_presets(const Invocation& inv) {

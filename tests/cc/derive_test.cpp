@@ -17,8 +17,8 @@ using railyard::cc::CcInputs;
 using railyard::cc::derive_cc;
 
 std::string env(const railyard::cc::CcPlan& p, const std::string& name) {
-  for (const auto& [n, v] : p.nccl_env_text)
-    if (n == name) return v;
+  for (const auto& v : p.nccl_env)
+    if (v.name == name) return v.value;
   return "<missing>";
 }
 
@@ -74,7 +74,9 @@ TEST_CASE("cc: the DCQCN equilibrium solves the fixed-point equations and grows 
   for (int n : {2, 4, 8, 16, 64, 256}) {
     CAPTURE(n);
     const double pkt = 4158;
-    const double p = railyard::cc::dcqcn_equilibrium_p(q, 400, n, pkt);
+    const auto found = railyard::cc::dcqcn_equilibrium_p(q, 400, n, pkt);
+    REQUIRE(found.has_value());
+    const double p = *found;
     const double R = 400 * 125.0 / pkt / n;
     CHECK(p > last);
     last = p;
@@ -194,6 +196,6 @@ TEST_CASE("cc: same input, same plan") {
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   CHECK(a->ecn.front().kmin_bytes == b->ecn.front().kmin_bytes);
-  CHECK(a->nccl_env_text == b->nccl_env_text);
+  CHECK(a->nccl_env == b->nccl_env);
   CHECK(a->ecn.front().reason == b->ecn.front().reason);
 }

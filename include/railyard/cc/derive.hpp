@@ -57,6 +57,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
@@ -106,6 +107,14 @@ struct Value {
   std::string reason;
 };
 
+// One NCCL environment variable.
+struct EnvVar {
+  std::string name;
+  std::string value;
+  std::string reason;
+  friend bool operator==(const EnvVar&, const EnvVar&) = default;
+};
+
 struct PathRtt {
   std::string path;  // same_leaf, via_spine, via_core
   int32_t switches = 0;
@@ -122,7 +131,7 @@ struct EcnTier {
   double kmin_bytes = 0;
   double kmax_bytes = 0;
   double pmax = 0;
-  double equilibrium_p = 0;       // p* for `incast` flows
+  double equilibrium_p = 0;       // p* for `incast` flows (0: none needed; 1: none exists)
   double incast_burst_bytes = 0;  // (N-1) × BDP
   double buffer_bytes = 0;
   double usable_bytes = 0;  // buffer - PFC headroom
@@ -164,9 +173,8 @@ struct CcPlan {
   std::vector<Value> dcqcn_settings;  // ConnectX names with values and reasons
   std::vector<Value> hpcc;
   std::vector<Value> nscc;
-  std::vector<Value> nccl_env;  // value is numeric when possible; text in `reason`
-  std::vector<std::pair<std::string, std::string>> nccl_env_text;  // name, value
-  std::vector<Value> rate_limits;                                  // per tenant: kbps per QP
+  std::vector<EnvVar> nccl_env;
+  std::vector<Value> rate_limits;  // per tenant: kbps per QP (0: no limit needed)
   std::vector<std::string> warnings;
 };
 
@@ -210,10 +218,12 @@ inline double event_factor(double p, double n) {
 
 // The marking probability p* at which `flows` DCQCN flows sharing a port of
 // `link_gbps` hold their rates (fluid model fixed point: dα = dR_T = dR_C = 0 with
-// R_C = link / flows). Rates in packets of `packet_bytes`. Returns 0 when the
-// flows never need marking (a single flow below... never: returns the root).
-[[nodiscard]] inline double dcqcn_equilibrium_p(const DcqcnParams& q, double link_gbps,
-                                                int32_t flows, double packet_bytes) {
+// R_C = link / flows). Rates in packets of `packet_bytes`. 0 for one flow (a
+// sender at the port's own rate builds no queue); nullopt when no p < 1 balances
+// the flows' increases (marking saturates).
+[[nodiscard]] inline std::optional<double> dcqcn_equilibrium_p(const DcqcnParams& q,
+                                                               double link_gbps, int32_t flows,
+                                                               double packet_bytes) {
   const double R = link_gbps * 125.0 / packet_bytes / static_cast<double>(flows);  // pkts/µs
   const double B = q.byte_counter_bytes / packet_bytes;                            // pkts
   const double T = q.increase_timer_us;
@@ -234,9 +244,10 @@ inline double event_factor(double p, double n) {
     const double decrease = R * alpha / (2 * tau) * cut;
     return increase - decrease;
   };
+  if (flows <= 1) return 0.0;
   double lo = 1e-12, hi = 0.999;
   if (residual(lo) <= 0) return lo;
-  if (residual(hi) >= 0) return hi;
+  if (residual(hi) >= 0) return std::nullopt;
   for (int i = 0; i < 200; ++i) {
     const double mid = std::sqrt(lo * hi);
     (residual(mid) > 0 ? lo : hi) = mid;
@@ -266,6 +277,12 @@ inline absl::StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
 }
 
 inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0), " KB"); }
+// Four significant digits, for reasons people read.
+inline std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
 
 }  // namespace detail
 
@@ -362,12 +379,12 @@ inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0
     plan.dcqcn_settings.push_back({std::move(name), value, std::move(unit), std::move(reason)});
   };
   dcq("rp_time_reset", q.increase_timer_us, "us",
-      str_cat("10 x base RTT ", longest.rtt_us,
+      str_cat("10 x base RTT ", detail::num(longest.rtt_us),
               " us, within 20-100 us (published 400G tuning; "
               "default ",
               v.increase_timer_us, ")"));
   dcq("rp_ai_rate", q.ai_mbps, "Mb/s",
-      str_cat(in.incast, " flows add <= 1/2000 of ", C,
+      str_cat(in.incast, in.incast == 1 ? " flow adds" : " flows add", " <= 1/2000 of ", C,
               " Gb/s per increase, within [5, 20] (default ", v.ai_mbps, ")"));
   dcq("rp_hai_rate", q.hai_mbps, "Mb/s", "10 x rp_ai_rate, the default ratio (50/5)");
   dcq("rp_byte_reset", q.byte_counter_bytes, "bytes", "ConnectX default");
@@ -385,7 +402,14 @@ inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0
 
   // 4. ECN per egress tier.
   const int32_t flows = in.incast;
-  const double p_star = dcqcn_equilibrium_p(q, C, flows, plan.frame_bytes);
+  const std::optional<double> p_eq = dcqcn_equilibrium_p(q, C, flows, plan.frame_bytes);
+  const double p_star = p_eq.value_or(1.0);
+  const std::string pmax_why =
+      !p_eq        ? str_cat("Pmax = 1: no marking level balances ", flows,
+                             " flows' increases (the fluid model has no equilibrium)")
+      : flows <= 1 ? std::string("Pmax = 0.01 (floor): one line-rate sender needs no marking")
+                   : str_cat("Pmax = 2 p* (p* = ", detail::num(p_star), " for ", flows,
+                             " flows) so the queue settles mid-ramp");
   auto add_tier = [&](std::string tier, const PathRtt& path) {
     EcnTier e;
     e.tier = std::move(tier);
@@ -399,14 +423,18 @@ inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0
     e.incast_burst_bytes = (n - 1) * path.bdp_bytes;
     e.buffer_bytes = plan.buffer_bytes_per_port;
     e.usable_bytes = usable;
-    if (e.kmax_bytes > usable) e.kmax_bytes = std::max(e.kmin_bytes + plan.frame_bytes, usable);
+    std::string kmax_why = "Kmax = Kmin + 2 BDP";
+    if (e.kmax_bytes > usable) {
+      e.kmax_bytes = std::max(e.kmin_bytes + plan.frame_bytes, usable);
+      kmax_why =
+          str_cat("Kmax = the usable buffer ", detail::kb(usable), " (Kmin + 2 BDP does not fit)");
+    }
     e.fits = e.kmin_bytes + e.incast_burst_bytes <= usable;
     e.reason =
-        str_cat("Kmin = max(0.17 BDP, 2 frames) with BDP ", detail::kb(path.bdp_bytes), " (",
-                path.path, " RTT ", path.rtt_us, " us); Kmax = Kmin + 2 BDP; Pmax = 2 p* (", p_star,
-                " for ", flows, " flows) so the queue settles mid-ramp; burst (N-1) BDP = ",
-                detail::kb(e.incast_burst_bytes), e.fits ? " fits " : " does NOT fit ",
-                detail::kb(usable), " usable");
+        str_cat("Kmin = max(0.17 BDP, 2 frames), BDP ", detail::kb(path.bdp_bytes), " (", path.path,
+                " RTT ", detail::num(path.rtt_us), " us, the longest path through this tier); ",
+                kmax_why, "; ", pmax_why, "; burst (N-1) BDP = ", detail::kb(e.incast_burst_bytes),
+                e.fits ? " fits " : " does NOT fit ", detail::kb(usable), " usable");
     plan.ecn.push_back(std::move(e));
   };
   add_tier("leaf->host", longest);
@@ -451,8 +479,7 @@ inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0
   const int32_t by_size = static_cast<int32_t>(std::max(1.0, std::floor(message / (512.0 * 1024))));
   const int32_t qps = multipath ? std::clamp(std::min(uplinks, by_size), 1, 16) : 1;
   auto env = [&](std::string name, std::string value, std::string reason) {
-    plan.nccl_env_text.push_back({name, value});
-    plan.nccl_env.push_back({std::move(name), 0, std::move(value), std::move(reason)});
+    plan.nccl_env.push_back({std::move(name), std::move(value), std::move(reason)});
   };
   env("NCCL_IB_QPS_PER_CONNECTION", str_cat(qps),
       multipath ? str_cat("spread each connection over min(", uplinks, " leaf uplinks, message ",
@@ -470,8 +497,9 @@ inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0
   env("NCCL_CROSS_NIC", spec.kind == topology::Kind::kTorFatTree ? "2" : "0",
       spec.kind == topology::Kind::kTorFatTree
           ? "all NICs share one ToR: rings may change NICs freely (NCCL default)"
-          : "rail-optimized: keep each ring on one rail; rails meet only at the spine" +
-                std::string(spec.kind == topology::Kind::kRailOnly ? " (rail-only: never)" : ""));
+      : spec.kind == topology::Kind::kRailOnly
+          ? "rail-only: rails never meet in the network; keep each ring on one rail"
+          : "rail-optimized: keep each ring on one rail; rails meet only at the spine");
   {
     std::string hca = "=";
     for (int32_t nic = 0; nic < d.nics_per_host(); ++nic)
@@ -506,13 +534,21 @@ inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0
               most = std::max(most, ++nics_on_leaf[d.leaf_of(h, RailId{r}, PlaneId{0}).value()]);
         }
         const int32_t nics = std::max(1, most);
-        const double share = std::min(C, static_cast<double>(t.spine_lanes.size()) * C / nics);
+        const double share = static_cast<double>(t.spine_lanes.size()) * C / nics;
+        if (share >= C) {
+          plan.rate_limits.push_back(
+              {t.tenant, 0, "kbps",
+               str_cat(t.spine_lanes.size(), " spine lanes x ", C, " Gb/s over up to ", nics,
+                       " NICs per leaf >= line rate: no limit needed")});
+          continue;
+        }
         const double per_qp_kbps = std::floor(share * 1e6 / per_nic);
         plan.rate_limits.push_back(
             {t.tenant, per_qp_kbps, "kbps",
              str_cat(t.spine_lanes.size(), " spine lanes x ", C, " Gb/s over up to ", nics,
-                     " NICs per leaf = ", share, " Gb/s per NIC, / ", per_nic,
-                     " QPs (ibv_qp_rate_limit_attr.rate_limit)")});
+                     " NICs per leaf = ", detail::num(share), " Gb/s per NIC, / ", per_nic,
+                     " QPs sending at once per NIC (ibv_qp_rate_limit_attr.rate_limit; set "
+                     "qps_per_nic to QPs x peers for all-to-all)")});
       }
     }
   }

@@ -8,6 +8,7 @@
 //   std::string json = railyard::io::inventory_json(descriptor);
 #pragma once
 
+#include "railyard/io/cc_report.hpp"
 #include "railyard/io/csv_topology.hpp"
 #include "railyard/io/failure_spec.hpp"
 #include "railyard/io/heatmap_svg.hpp"
