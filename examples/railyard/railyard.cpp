@@ -211,8 +211,16 @@ ABSL_FLAG(std::string, message_bytes, "",
           "cc: bytes a connection moves per message (e.g. a ring chunk), for the QP count; "
           "default NCCL's 4 MiB buffer; same units as --bytes. Example: --message-bytes 1MiB");
 ABSL_FLAG(std::string, svg, "",
-          "simulate: also write a heat map of link utilization to this SVG file. "
-          "Example: --svg allreduce.svg");
+          "simulate: also write a heat map of link utilization to this SVG file; cc --simulate: "
+          "the fluid model's queue and rate traces (derived settings). Example: --svg out.svg");
+ABSL_FLAG(bool, simulate, false,
+          "cc: run the DCQCN fluid model on the derived settings and on the vendor defaults "
+          "(incast senders into one port, 20 ms) and report queue, utilization, settling. "
+          "Example: railyard cc --incast 8 --simulate");
+ABSL_FLAG(std::string, start_rate, "",
+          "cc --simulate: the senders' starting rate as a fraction of line rate, (0, 1]; "
+          "default 1 (a synchronized burst), or 1/N when the incast comes from an all-to-all "
+          "(each sender splits its NIC over N peers). Example: --start-rate 0.125");
 
 namespace {
 
@@ -223,7 +231,7 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 39> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 41> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"src", "HOST:GPU"},
                                                   {"dst", "HOST:GPU"},
                                                   {"qps", "K"},
@@ -261,7 +269,9 @@ constexpr std::array<FlagName, 39> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"svg", "FILE"},
                                                   {"incast", "N"},
                                                   {"buffer_mb", "MB"},
-                                                  {"message_bytes", "SIZE"}}};
+                                                  {"message_bytes", "SIZE"},
+                                                  {"simulate", ""},
+                                                  {"start_rate", "FRACTION"}}};
 
 struct Subcommand;
 
@@ -326,11 +336,10 @@ constexpr std::array<std::string_view, 17> kSimulateFlags = {
     "group",   "algorithm",  "routing", "qps",           "channels",    "seed",
     "down",    "json",       "svg",     "topology_conf", "topology_csv"};
 
-// cc. RESERVED: --simulate and --svg FILE (the fluid-model run) go here once
-// declared; see the RESERVED block in run_cc.
-constexpr std::array<std::string_view, 12> kCcFlags = {
-    "cluster", "job",       "hosts",         "collective", "algorithm",     "incast",
-    "jobs",    "buffer_mb", "message_bytes", "json",       "topology_conf", "topology_csv"};
+constexpr std::array<std::string_view, 15> kCcFlags = {
+    "cluster",       "job",          "hosts",     "collective",    "algorithm",
+    "incast",        "jobs",         "buffer_mb", "message_bytes", "json",
+    "topology_conf", "topology_csv", "simulate",  "start_rate",    "svg"};
 
 constexpr std::array<Subcommand, 10> kSubcommands = {{
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
@@ -1194,16 +1203,55 @@ Outcome run_cc(const Invocation& inv) {
   auto plan = railyard::cc::derive_cc(cluster, in);
   if (!plan.ok()) return cc_error(plan.status(), inv, ctx.incast_source);
 
-  // -------------------------------------------------------------------------
-  // RESERVED: --simulate and --svg FILE (the fluid-model run of this plan).
-  // Not wired yet, and the flags are deliberately not declared. To add them:
-  // declare the flags, list them in kFlagNames and kCcFlags, run the fluid model
-  // here on `cluster`, `in` and `*plan`, write the SVG, and add the results to
-  // the report (railyard::io::cc_text / cc_json).
-  // -------------------------------------------------------------------------
+  // The fluid-model check of the plan (--simulate, --start-rate, --svg).
+  std::optional<railyard::cc::CcValidation> fluid;
+  const std::string svg_path = absl::GetFlag(FLAGS_svg);
+  if ((flag_used(inv, "start_rate") || flag_used(inv, "svg")) && !absl::GetFlag(FLAGS_simulate))
+    return usage_error("--start-rate and --svg need --simulate (the fluid model's run)");
+  if (flag_used(inv, "svg") && svg_path.empty())
+    return usage_error("--svg=: the file name is empty");
+  if (absl::GetFlag(FLAGS_simulate)) {
+    double start = 1.0;
+    if (flag_used(inv, "start_rate")) {
+      const std::string text = absl::GetFlag(FLAGS_start_rate);
+      char* end = nullptr;
+      start = std::strtod(text.c_str(), &end);
+      if (text.empty() || end == nullptr || *end != '\0' || !(start > 0 && start <= 1))
+        return usage_error(railyard::str_cat("--start-rate=", text,
+                                             ": must be a fraction of line rate in (0, 1]"));
+    } else if (kind && *kind == railyard::collective::Collective::kAllToAll && in.incast > 1) {
+      start = 1.0 / in.incast;
+      ctx.incast_source += railyard::str_cat("; senders start at 1/", in.incast, " of line rate");
+    }
+    auto checked = railyard::cc::validate_cc(*plan, start);
+    if (!checked.ok())
+      return usage_error(railyard::str_cat("--simulate: ", view(checked.status().message())));
+    fluid = std::move(*checked);
+    if (!svg_path.empty()) {
+      auto svg = railyard::cc::trace_svg(
+          fluid->derived.result, fluid->derived.red,
+          railyard::cc::FluidScenario{.senders = fluid->senders,
+                                      .line_gbps = fluid->link_gbps,
+                                      .bottleneck_gbps = fluid->link_gbps,
+                                      .feedback_delay_us = fluid->feedback_delay_us,
+                                      .buffer_bytes = fluid->buffer_bytes,
+                                      .packet_bytes = plan->frame_bytes,
+                                      .duration_us = fluid->duration_us,
+                                      .start_rate_fraction = start},
+          railyard::str_cat("railyard cc: ", fluid->senders, " DCQCN senders into one ",
+                            plan->link_gbps, " Gb/s port (derived settings)"));
+      if (!svg.ok()) return svg.status();
+      std::ofstream out(svg_path, std::ios::binary | std::ios::trunc);
+      out << *svg;
+      out.close();
+      if (!out)
+        return usage_error(railyard::str_cat("--svg=", svg_path, ": cannot write the file"));
+    }
+  }
 
-  return absl::GetFlag(FLAGS_json) ? railyard::io::cc_json(*plan, in, ctx)
-                                   : railyard::io::cc_text(*plan, in, ctx);
+  const railyard::cc::CcValidation* fluid_ptr = fluid ? &*fluid : nullptr;
+  return absl::GetFlag(FLAGS_json) ? railyard::io::cc_json(*plan, in, ctx, 2, fluid_ptr)
+                                   : railyard::io::cc_text(*plan, in, ctx, fluid_ptr);
 }
 
 Outcome run_presets(const Invocation& inv) {

@@ -7,6 +7,7 @@
 //   std::cout << inv.tier(railyard::topology::SwitchTier::kSpine).switches << " spines\n";
 #pragma once
 
+#include "railyard/cc/cc.hpp"
 #include "railyard/collective/collective.hpp"
 #include "railyard/core/core.hpp"
 #include "railyard/io/io.hpp"

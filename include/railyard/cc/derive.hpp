@@ -29,7 +29,8 @@
 //            middle of the ramp, Kmin + BDP, for any incast N.
 //   An incast of N line-rate senders puts ≈ (N−1) × BDP into the queue before the
 //   first CNP acts (FACTS.md §3); the tier "fits" when Kmin + (N−1) × BDP ≤ buffer
-//   − PFC headroom. When it does not, the plan says so and recommends a per-QP rate
+//   − PFC headroom (a lower bound on the peak: validate.hpp runs the whole
+//   transient). When it does not, the plan says so and recommends a per-QP rate
 //   limit of link / N for that traffic (or accepting PFC pauses).
 // * Buffer per port (assumption unless --buffer-mb): the switch's shared buffer
 //   (160 MB per 51.2 Tb/s, FACTS.md §3, scaled to radix × link rate) under dynamic
@@ -41,11 +42,15 @@
 //   between two tabulated ones takes the slower one's time (more headroom); a
 //   speed above 400 Gb/s has no published bound here and is an error.
 // * DCQCN: ConnectX defaults (FACTS.md §3, parameter names of the mlx5 driver's
-//   cc_params: rp_* reaction point, np_* notification point), with the rate
-//   increase timer scaled to 10 base RTTs within the 20–100 µs a published 400G
-//   tuning used, and the additive step such that N flows together add at most
-//   1/2000 of the link per increase event, within [5, 20] Mb/s (vendor default,
-//   top of that tuning's range); hyper increase stays 10× additive as by default.
+//   cc_params: rp_* reaction point, np_* notification point) with three changes,
+//   chosen with the fluid model (cc/dcqcn_fluid.hpp) and checked by
+//   cc/validate.hpp on every preset: the rate-decrease period is 3 base RTTs (a
+//   cut shows at the queue one RTT later; cutting every 4 µs halves a line-rate
+//   incast several times before the first cut is seen, and the model's rates
+//   collapse), the increase timer is 20 µs (the fastest of a published 400G
+//   tuning's 20–100 µs: recovery after an incast is timer-driven), and the
+//   additive step is 100 Mb/s (50 from incast 32 on, so many flows do not refill
+//   the queue); hyper increase stays 10× additive as by default.
 // * HPCC (Li et al., SIGCOMM'19): η 0.95, maxStage 5, W_init = BDP of the longest
 //   path, W_AI = W_init (1 − η) / N.
 // * UEC NSCC (reference simulator constants, FACTS.md §3): a = BDP / 150 KB,
@@ -368,10 +373,12 @@ inline std::string num(double v) {
   const double usable = plan.buffer_bytes_per_port - plan.pfc_headroom_bytes;
 
   // 3. DCQCN parameters.
-  DcqcnParams q = connectx_default_dcqcn();
+  const DcqcnParams v0 = connectx_default_dcqcn();
+  DcqcnParams q = v0;
   const double n = in.incast;
-  q.increase_timer_us = std::clamp(std::round(10 * longest.rtt_us), 20.0, 100.0);
-  q.ai_mbps = std::clamp(std::floor(C * 1000.0 / (2000.0 * n)), 5.0, 20.0);
+  q.decrease_period_us = std::max(v0.decrease_period_us, std::ceil(3 * longest.rtt_us));
+  q.increase_timer_us = 20;
+  q.ai_mbps = n >= 32 ? 50 : 100;
   q.hai_mbps = 10 * q.ai_mbps;
   plan.dcqcn = q;
   const DcqcnParams v = connectx_default_dcqcn();
@@ -379,20 +386,24 @@ inline std::string num(double v) {
     plan.dcqcn_settings.push_back({std::move(name), value, std::move(unit), std::move(reason)});
   };
   dcq("rp_time_reset", q.increase_timer_us, "us",
-      str_cat("10 x base RTT ", detail::num(longest.rtt_us),
-              " us, within 20-100 us (published 400G tuning; "
-              "default ",
-              v.increase_timer_us, ")"));
+      str_cat("fastest of the 20-100 us a published 400G tuning used (default ",
+              v.increase_timer_us,
+              "): after an incast, recovery is timer-driven; the fluid model needs it to get "
+              "back to 95% within milliseconds"));
   dcq("rp_ai_rate", q.ai_mbps, "Mb/s",
-      str_cat(in.incast, in.incast == 1 ? " flow adds" : " flows add", " <= 1/2000 of ", C,
-              " Gb/s per increase, within [5, 20] (default ", v.ai_mbps, ")"));
+      str_cat(in.incast >= 32 ? "50" : "100", " Mb/s for incast ", in.incast,
+              in.incast >= 32 ? " (>= 32: smaller steps keep 32+ flows from refilling the queue)"
+                              : " (< 32)",
+              "; default ", v.ai_mbps, " recovers too slowly in the fluid model"));
   dcq("rp_hai_rate", q.hai_mbps, "Mb/s", "10 x rp_ai_rate, the default ratio (50/5)");
   dcq("rp_byte_reset", q.byte_counter_bytes, "bytes", "ConnectX default");
   dcq("rp_threshold", q.fast_recovery, "stages", "ConnectX default (fast-recovery stages)");
   dcq("rp_dce_tcp_g", 1019, "1/1024", "ConnectX default: g = 5/1024 ~ 1/205");
   dcq("rp_dce_tcp_rtt", q.alpha_period_us, "us", "ConnectX default alpha update period");
   dcq("rp_rate_reduce_monitor_period", q.decrease_period_us, "us",
-      "ConnectX default; >= np_min_time_between_cnps so every CNP can act");
+      str_cat("3 x base RTT ", detail::num(longest.rtt_us),
+              " us (default 4): a cut shows at the queue one RTT later; cutting every 4 us "
+              "halves a line-rate incast several times before the first cut is seen"));
   dcq("rp_min_dec_fac", q.min_dec_factor * 100, "%", "ConnectX default: at most halve per cut");
   dcq("rp_initial_alpha_value", 1023, "1/1023", "ConnectX default: first cut is the largest");
   dcq("rp_min_rate", q.min_rate_mbps, "Mb/s", "ConnectX default");

@@ -11,3 +11,4 @@
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
+#include "railyard/core/xml_escape.hpp"

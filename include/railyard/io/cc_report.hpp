@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "railyard/cc/derive.hpp"
+#include "railyard/cc/validate.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/io/json.hpp"
@@ -192,7 +193,8 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
 }  // namespace detail
 
 [[nodiscard]] inline std::string cc_json(const cc::CcPlan& plan, const cc::CcInputs& in,
-                                         const CcReportContext& ctx = {}, int indent = 2) {
+                                         const CcReportContext& ctx = {}, int indent = 2,
+                                         const cc::CcValidation* fluid = nullptr) {
   using detail::cc_round;
   using detail::cc_round_p;
   JsonWriter w(indent);
@@ -312,12 +314,42 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
   for (const std::string& s : plan.warnings) w.value(s);
   for (const std::string& s : ctx.warnings) w.value(s);
   w.end_array();
+  if (fluid != nullptr) {
+    w.key("fluid").begin_object();
+    w.key("senders").value(fluid->senders);
+    w.key("start_fraction").value(cc_round(fluid->start_fraction, 6));
+    w.key("feedback_delay_us").value(cc_round(fluid->feedback_delay_us, 3));
+    w.key("buffer_bytes").value(cc_round(fluid->buffer_bytes, 0));
+    w.key("duration_us").value(cc_round(fluid->duration_us, 3));
+    w.key("derived_ok").value(fluid->derived_ok());
+    for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor}) {
+      w.key(f->profile).begin_object();
+      w.key("kmin_bytes").value(cc_round(f->red.kmin_bytes, 0));
+      w.key("kmax_bytes").value(cc_round(f->red.kmax_bytes, 0));
+      w.key("pmax").value(cc_round_p(f->red.pmax));
+      w.key("peak_queue_bytes").value(cc_round(f->peak_queue_bytes, 0));
+      w.key("utilization").value(cc_round(f->utilization, 4));
+      w.key("steady_utilization").value(cc_round(f->steady_utilization, 4));
+      w.key("steady_queue_bytes").value(cc_round(f->steady_queue_bytes, 0));
+      w.key("marked_fraction").value(cc_round(f->marked_fraction, 6));
+      w.key("convergence_us");
+      if (f->convergence_us) {
+        w.value(cc_round(*f->convergence_us, 1));
+      } else {
+        w.null();
+      }
+      w.key("under_buffer").value(f->under_buffer);
+      w.end_object();
+    }
+    w.end_object();
+  }
   w.end_object();
   return std::move(w).line();
 }
 
 [[nodiscard]] inline std::string cc_text(const cc::CcPlan& plan, const cc::CcInputs& in,
-                                         const CcReportContext& ctx = {}) {
+                                         const CcReportContext& ctx = {},
+                                         const cc::CcValidation* fluid = nullptr) {
   using detail::cc_fixed;
   using detail::cc_kb;
   using detail::CcTable;
@@ -397,6 +429,39 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
         rl.row({r.name, cc_fixed(r.value, 0), cc_fixed(r.value / 1e6, 3), r.reason});
       rl.render(out, "  ");
     }
+  }
+
+  if (fluid != nullptr) {
+    str_append(out, "\nfluid model (DCQCN, ", fluid->senders, " senders at ",
+               cc_fixed(fluid->start_fraction * 100, 1), "% of line rate into one ",
+               cc_fixed(fluid->buffer_bytes / 1e6, 1), " MB port, feedback ",
+               cc_fixed(fluid->feedback_delay_us, 3), " us, ",
+               cc_fixed(fluid->duration_us / 1000, 0), " ms)\n");
+    CcTable ft({{"profile", false},
+                {"Kmin KB", true},
+                {"Kmax KB", true},
+                {"Pmax", true},
+                {"peak KB", true},
+                {"util", true},
+                {"steady util", true},
+                {"steady q KB", true},
+                {"settled us", true},
+                {"under buffer", false}});
+    for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor})
+      ft.row({f->profile, cc_fixed(f->red.kmin_bytes / 1e3, 1),
+              cc_fixed(f->red.kmax_bytes / 1e3, 1), cc_fixed(f->red.pmax, 4),
+              cc_fixed(f->peak_queue_bytes / 1e3, 1), cc_fixed(f->utilization, 3),
+              cc_fixed(f->steady_utilization, 3), cc_fixed(f->steady_queue_bytes / 1e3, 1),
+              f->convergence_us ? cc_fixed(*f->convergence_us, 1) : std::string("never"),
+              f->under_buffer ? "yes" : "no (PFC pauses)"});
+    ft.render(out, "  ");
+    str_append(out, "  verdict: ",
+               fluid->derived_ok()
+                   ? "derived settings keep the queue under the buffer and the steady utilization "
+                     ">= 95%"
+                   : "derived settings miss: steady utilization < 95% or the queue overflows "
+                     "the buffer (see the warnings: rate-limit the senders)",
+               "\n");
   }
 
   if (!plan.warnings.empty() || !ctx.warnings.empty()) {

@@ -88,6 +88,7 @@
 #include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/core/xml_escape.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -158,56 +159,8 @@ inline std::string heatmap_fixed(double v, int decimals) {
 }
 inline std::string heatmap_percent(double u) { return heatmap_fixed(100.0 * u, 1) + "%"; }
 
-// Appends `s` escaped for XML text and attribute values. Bytes that would make
-// the document ill-formed (C0 controls other than tab/newline/return, invalid
-// or overlong UTF-8, surrogates, U+FFFE/U+FFFF) become '?'.
-inline void heatmap_escape(std::string& out, std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        case '\'':
-          out += "&#39;";
-          break;
-        default:
-          out += (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ? '?' : static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    const size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    uint32_t cp = len == 2 ? c & 0x1fu : len == 3 ? c & 0x0fu : c & 0x07u;
-    bool ok = len != 0 && c < 0xf5 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc & 0xc0u) == 0x80u;
-      cp = (cp << 6) | (cc & 0x3fu);
-    }
-    static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-    ok = ok && cp >= kMin[len] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) &&
-         cp != 0xfffe && cp != 0xffff;
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += '?';
-      ++i;
-    }
-  }
-}
+// Appends `s` escaped for XML text and attribute values (core/xml_escape.hpp).
+inline void heatmap_escape(std::string& out, std::string_view s) { append_xml_escaped(out, s); }
 inline std::string heatmap_escaped(std::string_view s) {
   std::string out;
   heatmap_escape(out, s);
