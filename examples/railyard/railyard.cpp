@@ -220,7 +220,7 @@ ABSL_FLAG(bool, simulate, false,
 ABSL_FLAG(std::string, start_rate, "",
           "cc --simulate: the senders' starting rate as a fraction of line rate, (0, 1]; "
           "default 1 (a synchronized burst), or 1/N when the incast comes from an all-to-all "
-          "(each sender splits its NIC over N peers). Example: --start-rate 0.125");
+          "(each sender splits its NIC over N peers); a/b works too. Example: --start-rate 1/8");
 
 namespace {
 
@@ -1214,8 +1214,15 @@ Outcome run_cc(const Invocation& inv) {
     double start = 1.0;
     if (flag_used(inv, "start_rate")) {
       const std::string text = absl::GetFlag(FLAGS_start_rate);
+      // A decimal fraction or "a/b" (e.g. 1/64).
       char* end = nullptr;
       start = std::strtod(text.c_str(), &end);
+      if (end != nullptr && *end == '/') {
+        char* den_end = nullptr;
+        const double den = std::strtod(end + 1, &den_end);
+        end = den_end;
+        start = den > 0 ? start / den : -1;
+      }
       if (text.empty() || end == nullptr || *end != '\0' || !(start > 0 && start <= 1))
         return usage_error(railyard::str_cat("--start-rate=", text,
                                              ": must be a fraction of line rate in (0, 1]"));

@@ -25,6 +25,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "railyard/cc/dcqcn_fluid.hpp"
@@ -57,6 +58,9 @@ struct CcValidation {
   double duration_us = 0;
   FluidSummary derived;
   FluidSummary vendor;
+  // What the run shows that the plan's first-RTT estimate did not (e.g. a burst
+  // that overflows the buffer), with the remedy.
+  std::vector<std::string> warnings;
 
   [[nodiscard]] bool derived_ok() const {
     return derived.steady_utilization >= 0.95 && derived.under_buffer;
@@ -114,6 +118,14 @@ struct CcValidation {
                                 model_params(plan.dcqcn)));
   RAILYARD_ASSIGN_OR_RETURN(
       v.vendor, run("vendor", vendor_default_red(), model_params(connectx_default_dcqcn())));
+  if (!v.derived.under_buffer)
+    v.warnings.push_back(str_cat(
+        "fluid model: ", v.senders, " senders starting at ", detail::num(start_fraction * 100),
+        "% of line rate peak at ", detail::num(v.derived.peak_queue_bytes / 1e6), " MB, over the ",
+        detail::num(v.buffer_bytes / 1e6), " MB a port holds before PFC; limit each sender to ",
+        detail::num(plan.link_gbps / v.senders),
+        " Gb/s for this traffic (per-QP rate limit; check with --start-rate 1/", v.senders,
+        ") or expect pauses"));
   return v;
 }
 

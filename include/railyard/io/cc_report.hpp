@@ -322,6 +322,9 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
     w.key("buffer_bytes").value(cc_round(fluid->buffer_bytes, 0));
     w.key("duration_us").value(cc_round(fluid->duration_us, 3));
     w.key("derived_ok").value(fluid->derived_ok());
+    w.key("warnings").begin_array();
+    for (const std::string& s : fluid->warnings) w.value(s);
+    w.end_array();
     for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor}) {
       w.key(f->profile).begin_object();
       w.key("kmin_bytes").value(cc_round(f->red.kmin_bytes, 0));
@@ -460,8 +463,9 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
                    ? "derived settings keep the queue under the buffer and the steady utilization "
                      ">= 95%"
                    : "derived settings miss: steady utilization < 95% or the queue overflows "
-                     "the buffer (see the warnings: rate-limit the senders)",
+                     "the buffer",
                "\n");
+    for (const std::string& w : fluid->warnings) str_append(out, "  ", w, "\n");
   }
 
   if (!plan.warnings.empty() || !ctx.warnings.empty()) {
