@@ -1,0 +1,127 @@
+/* tests/plugin/advisor_c_test.c — the path advisor from C.
+ *
+ * Compiled as C99 (not C++): proves that railyard/plugin/advisor.h is valid C
+ * on its own and that a C program links against the functions defined by one
+ * C++ translation unit (advisor_c_impl.cpp). Exits 0 and prints one summary
+ * line on success; prints every failed check and exits 1 otherwise. */
+#include <stdio.h>
+#include <string.h>
+
+#include "railyard/plugin/advisor.h"
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                     \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                        \
+    }                                                                    \
+  } while (0)
+
+static int starts_with(const char* s, const char* prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int warnings = 0;
+static void on_log(void* user, int level, const char* message) {
+  (void)message;
+  if (level == 2) ++*(int*)user;
+}
+
+int main(void) {
+  char err[RAILYARD_ADVISOR_ERROR_LEN];
+  railyard_advisor_options options;
+  railyard_advisor* adv;
+  railyard_nic_id local, remote;
+  railyard_conn_plan plan;
+  int rail = -1, plane = -1, i, j, rc;
+
+  /* Missing cluster: NULL back, a message naming the variables. */
+  adv = railyard_advisor_create("no-such-preset", NULL, 0, err, sizeof err);
+  EXPECT(adv == NULL);
+  EXPECT(starts_with(err, "cluster 'no-such-preset'"));
+
+  memset(&options, 0, sizeof options);
+  options.cluster = "h100-1024-dualplane";
+  options.hash_model = "crc32";
+  options.hash_seed = 7;
+  options.log = on_log;
+  options.log_user = &warnings;
+  adv = railyard_advisor_create_ex(&options, err, sizeof err);
+  EXPECT(adv != NULL);
+  if (adv == NULL) {
+    fprintf(stderr, "create: %s\n", err);
+    return 1;
+  }
+
+  /* host 3 rail 5 plane 1 by name, to host 40 by numbers. */
+  local.host = 3;
+  local.rail = -1;
+  local.plane = -1;
+  local.name_or_pci = "mlx5_11";
+  remote.host = 40;
+  remote.rail = 5;
+  remote.plane = 1;
+  remote.name_or_pci = NULL;
+  rc = railyard_advisor_connect(adv, &local, &remote, 16, &plan);
+  EXPECT(rc == RAILYARD_ADVISOR_OK);
+  EXPECT(plan.error[0] == '\0');
+  EXPECT(plan.qps == 16);
+  EXPECT(plan.uplinks_used == 16);
+  EXPECT(plan.local.rail == 5 && plan.local.plane == 1);
+  for (i = 0; i < plan.qps; ++i) {
+    const uint32_t fl = plan.flow_label[i];
+    const uint16_t sport = plan.source_port[i];
+    EXPECT(sport >= 0xC000u);
+    EXPECT(sport == (uint16_t)(0xC000u | ((fl & 0x3FFFu) ^ ((fl & 0xFC000u) >> 14))));
+    EXPECT(railyard_advisor_source_port(adv, plan.connection, (uint32_t)i) == sport);
+    EXPECT(railyard_advisor_flow_label(adv, plan.connection, (uint32_t)i) == fl);
+    for (j = 0; j < i; ++j) {
+      EXPECT(plan.source_port[j] != sport);
+      EXPECT(plan.uplink[j] != plan.uplink[i]);
+    }
+  }
+  EXPECT(railyard_advisor_qps(adv, plan.connection) == 16);
+  EXPECT(railyard_advisor_connections(adv) == 1);
+  EXPECT(railyard_advisor_source_port(adv, plan.connection + 1, 0) == 0);
+
+  /* One leaf: a single path, one QP. */
+  local.host = 0;
+  local.rail = 2;
+  local.plane = 0;
+  local.name_or_pci = NULL;
+  remote.host = 1;
+  remote.rail = 2;
+  remote.plane = 0;
+  EXPECT(railyard_advisor_connect(adv, &local, &remote, 8, &plan) == RAILYARD_ADVISOR_OK);
+  EXPECT(plan.qps == 1 && plan.uplink[0] == -1);
+
+  /* rail/plane for NCCL's properties, as nccl_xml names the ports. */
+  EXPECT(railyard_advisor_rail_plane(adv, "mlx5_6", &rail, &plane) == RAILYARD_ADVISOR_OK);
+  EXPECT(rail == 3 && plane == 0);
+  EXPECT(railyard_advisor_rail_plane_port(adv, "0000:21:00.0", 2, &rail, &plane) ==
+         RAILYARD_ADVISOR_OK);
+  EXPECT(rail == 5 && plane == 1);
+
+  /* Errors: codes, messages naming field and value, the log callback. */
+  remote.rail = 9;
+  EXPECT(railyard_advisor_connect(adv, &local, &remote, 8, &plan) == RAILYARD_ADVISOR_EINVAL);
+  EXPECT(starts_with(plan.error, "remote.rail=9"));
+  EXPECT(strcmp(railyard_advisor_last_error(), plan.error) == 0);
+  remote.rail = 2;
+  EXPECT(railyard_advisor_connect(adv, &local, &remote, 0, &plan) == RAILYARD_ADVISOR_EINVAL);
+  EXPECT(starts_with(plan.error, "qp_budget=0"));
+  EXPECT(railyard_advisor_connect(adv, NULL, &remote, 4, &plan) == RAILYARD_ADVISOR_EINVAL);
+  EXPECT(strcmp(plan.error, "local=(null): required") == 0);
+  EXPECT(railyard_advisor_rail_plane(adv, "mlx5_40", &rail, &plane) == RAILYARD_ADVISOR_ENOTFOUND);
+  EXPECT(starts_with(railyard_advisor_last_error(), "nic_name_or_pci=mlx5_40"));
+  EXPECT(warnings == 4);
+  EXPECT(strcmp(railyard_advisor_strerror(RAILYARD_ADVISOR_EINVAL), "invalid argument") == 0);
+
+  railyard_advisor_destroy(adv);
+  railyard_advisor_destroy(NULL);
+  if (failures == 0)
+    printf("advisor_c_test: all checks passed (C API %d)\n", RAILYARD_ADVISOR_API_VERSION);
+  return failures == 0 ? 0 : 1;
+}
