@@ -12,6 +12,7 @@
 #include "railyard/core/core.hpp"
 #include "railyard/io/io.hpp"
 #include "railyard/placement/placement.hpp"
+#include "railyard/plugin/plugin.hpp"
 #include "railyard/routing/routing.hpp"
 #include "railyard/sim/sim.hpp"
 #include "railyard/topology/topology.hpp"

@@ -256,6 +256,7 @@ TEST_CASE("advisor: slot table segments never move and find every published id")
     CHECK(table.find(i) == nullptr);
     const std::vector<uint16_t> p(1 + i % 256, static_cast<uint16_t>(i));
     ports.push_back(arena.add(p));
+    table.prepare_append();
     CHECK(table.append({ports.back(), static_cast<uint32_t>(p.size())}) == i);
     where.push_back(table.find(i));
   }

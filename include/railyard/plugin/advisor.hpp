@@ -305,17 +305,20 @@ class SlotTable {
     return &segments_[segment].load(std::memory_order_relaxed)[offset];
   }
 
-  // Appends a slot and publishes it; returns its id. Writer only; false-free:
-  // the caller checks size() < kCapacity first.
-  uint32_t append(const ConnectionSlot& slot) {
+  // Allocates the segment the next append needs (may throw std::bad_alloc).
+  // Writer only; precondition: size() < kCapacity.
+  void prepare_append() {
+    const Place at = locate(size_.load(std::memory_order_relaxed));
+    if (segments_[at.segment].load(std::memory_order_relaxed) == nullptr)
+      segments_[at.segment].store(new ConnectionSlot[size_t{1} << (at.segment + kFirstBits)],
+                                  std::memory_order_relaxed);
+  }
+  // Writes the next slot and publishes it; returns its id. Writer only, after
+  // prepare_append().
+  uint32_t append(const ConnectionSlot& slot) noexcept {
     const uint32_t id = size_.load(std::memory_order_relaxed);
-    const auto [segment, offset] = locate(id);
-    ConnectionSlot* seg = segments_[segment].load(std::memory_order_relaxed);
-    if (seg == nullptr) {
-      seg = new ConnectionSlot[size_t{1} << (segment + kFirstBits)];
-      segments_[segment].store(seg, std::memory_order_relaxed);
-    }
-    seg[offset] = slot;
+    const Place at = locate(id);
+    segments_[at.segment].load(std::memory_order_relaxed)[at.offset] = slot;
     size_.store(id + 1, std::memory_order_release);
     return id;
   }
@@ -597,13 +600,14 @@ class PathAdvisor {
       return absl::ResourceExhaustedError(
           str_cat("connections=", table_.size(), ": the advisor's table is full"));
     c.id = routing::ConnectionId{static_cast<int32_t>(table_.size())};
-    records_.reserve(records_.size() + 1);
-    ids_.reserve(ids_.size() + 1);  // nothing below throws once the slot is published
+    // Everything that can throw first; nothing after the slot is published does.
+    if (records_.size() == records_.capacity()) records_.reserve(2 * records_.size() + 64);
+    ids_.reserve(ids_.size() + 1);  // absl grows geometrically; no-op while there is room
+    table_.prepare_append();
     const uint16_t* stored = ports_.add(ports);
     c.source_ports = absl::Span<const uint16_t>(stored, k);
-    const uint32_t id = table_.append({stored, static_cast<uint32_t>(k)});
     records_.push_back(std::move(record));
-    ids_.emplace(key, id);
+    ids_.emplace(key, table_.append({stored, static_cast<uint32_t>(k)}));
     return records_.back()->view;
   }
 
