@@ -80,15 +80,7 @@ inline constexpr std::array<std::string_view, 8> kTracePalette = {
 
 // `v` with exactly `decimals` digits after the point, '.' as the separator
 // whatever LC_NUMERIC says.
-inline std::string trace_fixed(double v, int decimals) {
-  if (v == 0) v = 0;  // no "-0.0"
-  char buf[512];      // %f of any finite double fits
-  const int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
-  std::replace(s.begin(), s.end(), ',', '.');
-  if (s.starts_with('-') && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  return s;
-}
+inline std::string trace_fixed(double v, int decimals) { return fixed(v, decimals); }
 
 // Appends `s` escaped for XML (core/xml_escape.hpp).
 inline void trace_escape(std::string& out, std::string_view s) { append_xml_escaped(out, s); }

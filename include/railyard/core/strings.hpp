@@ -13,8 +13,11 @@
 // shortest form that reads back to the same value.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -88,5 +91,18 @@ template <class Range>
 }
 
 [[nodiscard]] constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// `v` with exactly `decimals` digits after the point, for reports and SVG: '.' as
+// the separator whatever LC_NUMERIC says, no "-0.0" (a negative value that rounds
+// to zero prints as zero), "-" for a value that is not finite.
+[[nodiscard]] inline std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "-";
+  char buf[512];  // %f of any finite double (<= 309 integer digits) fits
+  const int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
+  std::replace(s.begin(), s.end(), ',', '.');
+  if (s.starts_with('-') && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
 
 }  // namespace railyard

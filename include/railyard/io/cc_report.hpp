@@ -90,12 +90,7 @@ inline double cc_round_value(double x) {
 }
 
 // `x` with exactly `decimals` digits after the point ("-" when not finite).
-inline std::string cc_fixed(double x, int decimals) {
-  if (!std::isfinite(x)) return "-";
-  char buf[64];
-  const int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
-}
+inline std::string cc_fixed(double x, int decimals) { return fixed(x, decimals); }
 
 // A setting's value as text: as cc_round_value keeps it, in shortest form
 // (integers as integers).

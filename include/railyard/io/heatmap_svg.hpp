@@ -149,14 +149,7 @@ inline uint32_t heatmap_rgb(double u) {
 
 // `v` with exactly `decimals` digits after the point. snprintf follows
 // LC_NUMERIC, so a decimal comma from a process-wide setlocale() is undone.
-inline std::string heatmap_fixed(double v, int decimals) {
-  if (v == 0) v = 0;  // no "-0.0"
-  char buf[512];      // %f of any finite double (<= 309 integer digits) fits
-  const int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
-  std::replace(s.begin(), s.end(), ',', '.');
-  return s;
-}
+inline std::string heatmap_fixed(double v, int decimals) { return fixed(v, decimals); }
 inline std::string heatmap_percent(double u) { return heatmap_fixed(100.0 * u, 1) + "%"; }
 
 // Appends `s` escaped for XML text and attribute values (core/xml_escape.hpp).

@@ -48,12 +48,7 @@ inline double simulate_round(double x, int decimals) {
 }
 
 // `x` with exactly `decimals` digits after the point ("-" when not finite).
-inline std::string simulate_fixed(double x, int decimals) {
-  if (!std::isfinite(x)) return "-";
-  char buf[64];
-  const int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
-}
+inline std::string simulate_fixed(double x, int decimals) { return fixed(x, decimals); }
 
 // "64 GiB", "1.50 GiB", "4096 KiB" -> binary units; exact multiples print as integers.
 inline std::string simulate_bytes(int64_t bytes) {
