@@ -12,9 +12,9 @@
 # fails the script goes on and those tests report themselves skipped.
 set -euo pipefail
 
-# The main job's subcommand. It becomes `plan` (the whole pipeline) once
-# `railyard plan` exists.
-RAILYARD_MAIN_JOB="describe"
+# The main job's subcommand: `railyard plan`, the whole pipeline on the embedded
+# tenant mix (the README's first command).
+RAILYARD_MAIN_JOB="plan"
 
 readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev librange-v3-dev)
 readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev)

@@ -1,5 +1,7 @@
 // railyard — the command-line tool.
 //
+//   railyard plan                                      # the whole pipeline on a tenant mix
+//   railyard plan --out plan-out                       # ... and every file it recommends
 //   railyard describe                                  # the default cluster, as text
 //   railyard describe --cluster=h100-1024 --json       # one JSON object on stdout
 //   railyard describe --cluster=rail_fat_tree:hosts=256,oversub=2:1
@@ -21,6 +23,8 @@
 // (return the whole stdout text, or InvalidArgument for an input error), declare
 // any new flag with ABSL_FLAG and add its name to kFlagNames, then add a row to
 // kSubcommands naming the flags it accepts.
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -104,8 +108,9 @@ ABSL_FLAG(bool, nccl_rail_plane, true,
           "NCCL_IB_HCA name:port:rail:plane, or NCCL refuses the file). Example: "
           "--nonccl-rail-plane");
 ABSL_FLAG(std::string, node_pattern, std::string(railyard::io::kDefaultNodePattern),
-          "slurm-*, k8s-*, csv: host names from a pattern with {host}, {su}, {pod}, {slot} "
-          "(host in its SU) and {domain}; {x:0N} zero-pads to at least N digits (more when "
+          "slurm-*, k8s-*, csv, launcher formats, plan --out: host names from a pattern with "
+          "{host}, {su}, {pod}, {slot} (host in its SU) and {domain}; {x:0N} zero-pads to at least "
+          "N digits (more when "
           "needed, so names sort in topology order). Example: --node-pattern "
           "\"gpu-{su:02}-{slot:03}\"");
 ABSL_FLAG(bool, legacy_labels, false,
@@ -134,25 +139,35 @@ ABSL_FLAG(std::string, order, "railyard",
           "order string) or naive (hosts as given, the plan's order string). "
           "Example: --order naive");
 ABSL_FLAG(int32_t, master_port, 29500,
-          "launcher formats: the rendezvous port for torchrun and rank-env. "
+          "launcher formats, plan --out: the rendezvous port for torchrun and rank-env. "
           "Example: --master-port 29400");
 ABSL_FLAG(int32_t, cores_per_rank, 1,
-          "rankfile: CPU cores each rank binds to (slot=<first>-<last>). "
+          "rankfile, plan --out: CPU cores each rank binds to (slot=<first>-<last>). "
           "Example: --cores-per-rank 12");
 ABSL_FLAG(std::string, jobs, "",
           "place, cc: tenant jobs to place in order on an empty cluster, ';'-separated "
           "name:key=value lists with gpus (required, whole hosts) and tenant (default: the "
           "name); cc derives per-QP rate limits for them. Example: --jobs "
-          "\"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\"");
+          "\"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\". plan: the mix to place "
+          "on the busy cluster, in order; the keys may also be a parallelism plan's (tp, cp, ep, "
+          "dp, pp, order, <dim>_bytes; gpus then defaults to the plan's world, and a job with "
+          "gpus only gets tp=GPUs per host); names are letters, digits, '.', '_', '-'. Default: "
+          "ft-a:tp=8,dp=8;ft-b:tp=4,dp=8;ft-c:tp=8,dp=2;moe:tp=4,ep=8,dp=8;"
+          "pretrain:tp=8,pp=4,dp=16. Example: railyard plan --jobs "
+          "\"llm:tp=8,pp=2,dp=8;ft:gpus=64,tenant=lab2\"");
 ABSL_FLAG(std::string, policy, "best_fit",
           "place: best_fit (smallest level that holds the job: one SU, then one pod), "
           "first_fit (lowest free host ids) or random. Example: --policy first_fit");
 ABSL_FLAG(std::string, trace, "",
           "replay: a job trace CSV with a header and rows time,name,gpus,duration (seconds), "
-          "replayed under every policy. Example: railyard replay --trace tests/data/job_trace.csv");
+          "replayed under every policy. Example: railyard replay --trace tests/data/job_trace.csv. "
+          "plan: the cluster's busy state: the trace is replayed under first_fit up to its last "
+          "arrival and the jobs running then hold their hosts while the mix is placed (default: "
+          "jobs job0029-job0068 of tests/data/job_trace.csv, embedded). Example: railyard plan "
+          "--trace tests/data/job_trace.csv");
 ABSL_FLAG(uint64_t, seed, 1,
           "place, replay: seed of the random policy; spray: of the switches' hash; simulate: "
-          "of the ECMP and spray hashes. Example: --seed 7");
+          "of the ECMP and spray hashes; plan: of the naive side's ECMP hash. Example: --seed 7");
 ABSL_FLAG(std::string, src, "",
           "spray: the source GPU as HOST:GPU (or HOST:GPU:PLANE on multi-plane clusters); "
           "its paired NIC sends. Example: --src 0:3");
@@ -217,6 +232,12 @@ ABSL_FLAG(bool, simulate, false,
           "cc: run the DCQCN fluid model on the derived settings and on the vendor defaults "
           "(incast senders into one port, 20 ms) and report queue, utilization, settling. "
           "Example: railyard cc --incast 8 --simulate");
+ABSL_FLAG(std::string, out, "",
+          "plan: also write every artifact under this directory (created if missing): "
+          "plan.json, topo/<host>.xml (NCCL_TOPO_FILE), slurm/topology.conf and topology.yaml, "
+          "k8s/labels.yaml, jobs/<job>/{hostfile,rankfile,rank-env.txt,megatron-args.txt,"
+          "nccl.env,nccl_tuner.conf}, heatmap/{naive,railyard}.svg and a README.txt. Example: "
+          "railyard plan --out plan-out");
 ABSL_FLAG(std::string, start_rate, "",
           "cc --simulate: the senders' starting rate as a fraction of line rate, (0, 1]; "
           "default 1 (a synchronized burst), or 1/N when the incast comes from an all-to-all "
@@ -231,7 +252,7 @@ struct FlagName {
   std::string_view name;
   std::string_view metavar;
 };
-constexpr std::array<FlagName, 41> kFlagNames = {{{"cluster", "SPEC"},
+constexpr std::array<FlagName, 42> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"src", "HOST:GPU"},
                                                   {"dst", "HOST:GPU"},
                                                   {"qps", "K"},
@@ -271,7 +292,8 @@ constexpr std::array<FlagName, 41> kFlagNames = {{{"cluster", "SPEC"},
                                                   {"buffer_mb", "MB"},
                                                   {"message_bytes", "SIZE"},
                                                   {"simulate", ""},
-                                                  {"start_rate", "FRACTION"}}};
+                                                  {"start_rate", "FRACTION"},
+                                                  {"out", "DIR"}}};
 
 struct Subcommand;
 
@@ -297,6 +319,7 @@ struct Subcommand {
 };
 
 Outcome run_describe(const Invocation& inv);
+Outcome run_plan(const Invocation& inv);
 Outcome run_export(const Invocation& inv);
 Outcome run_order(const Invocation& inv);
 Outcome run_place(const Invocation& inv);
@@ -341,7 +364,15 @@ constexpr std::array<std::string_view, 15> kCcFlags = {
     "incast",        "jobs",         "buffer_mb", "message_bytes", "json",
     "topology_conf", "topology_csv", "simulate",  "start_rate",    "svg"};
 
-constexpr std::array<Subcommand, 10> kSubcommands = {{
+constexpr std::array<std::string_view, 9> kPlanFlags = {
+    "cluster", "jobs",         "trace",          "seed",       "json",
+    "out",     "node_pattern", "cores_per_rank", "master_port"};
+
+constexpr std::array<Subcommand, 11> kSubcommands = {{
+    {"plan", "[--cluster SPEC] [--jobs LIST] [--trace FILE] [--seed S] [--out DIR] [--json]",
+     "the whole pipeline on a tenant mix: placement, rank order, paths, congestion control and "
+     "simulated speed-up against a naive setup; --out writes every file",
+     kPlanFlags, &run_plan},
     {"describe", "[--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--json]",
      "inventory of the cluster: switches, ports, links, cables, bandwidth", kDescribeFlags,
      &run_describe},
@@ -488,9 +519,34 @@ std::string program_help() {
   return out;
 }
 
+// More than a summary, for the subcommands that need it.
+constexpr std::string_view kPlanDetails =
+    "Default scenario: the cluster h100-1024-2to1, busy with the jobs still running after "
+    "jobs job0029-job0068 of tests/data/job_trace.csv (embedded) are replayed under first_fit "
+    "up to the last arrival (16 hosts held by 10 jobs, over three SUs); then the mix, placed "
+    "in this order: ft-a (64 GPUs, tp=8,dp=8), ft-b (32, tp=4,dp=8), ft-c (16, tp=8,dp=2), moe "
+    "(256, tp=4,ep=8,dp=8), pretrain (512, tp=8,pp=4,dp=16). Every job is placed twice on the "
+    "same busy hosts: naive = first_fit hosts, ranks in allocation order with the plan's order "
+    "string, ECMP with 1 QP per connection; railyard = best_fit hosts, railyard's rank order, "
+    "planned paths. Simulated per job, both ways, every group at once: the dp all-reduce "
+    "(ring), ep all-to-all (pairwise), cp all-gather and tp all-reduce, with the plan's bytes "
+    "per step; pp is point to point and appears only in the traffic model (GiB/step above the "
+    "leaf). Congestion control is derived per job for railyard's deployment (incast from its "
+    "collectives, per-QP rate limits from a spine partition among all tenants); tuner rules "
+    "come from ring vs tree simulations at 4 MiB to 2 GiB. Progress notes appear on stderr "
+    "only when it is a terminal.";
+
+std::string_view subcommand_details(const Subcommand& sc) {
+  return sc.name == "plan" ? kPlanDetails : std::string_view();
+}
+
 std::string subcommand_help(const Subcommand& sc) {
   std::string out;
   railyard::str_append(out, "usage: ", subcommand_usage_line(sc), "\n\n", sc.summary, "\n");
+  if (const std::string_view details = subcommand_details(sc); !details.empty()) {
+    out += '\n';
+    append_wrapped(out, details, 0, 80);
+  }
   if (!sc.flags.empty()) {
     out += "\nflags:\n";
     for (std::string_view name : sc.flags) append_flag_help(out, name);
@@ -1259,6 +1315,143 @@ Outcome run_cc(const Invocation& inv) {
   const railyard::cc::CcValidation* fluid_ptr = fluid ? &*fluid : nullptr;
   return absl::GetFlag(FLAGS_json) ? railyard::io::cc_json(*plan, in, ctx, 2, fluid_ptr)
                                    : railyard::io::cc_text(*plan, in, ctx, fluid_ptr);
+}
+
+// ---------------------------------------------------------------------------
+// plan: the whole pipeline on a tenant mix (include/railyard/io/plan_scenario.hpp
+// documents the default scenario, both configurations and what is simulated).
+// ---------------------------------------------------------------------------
+
+// Progress notes on stderr, only when it is a terminal (tests compare stderr).
+class PlanProgress {
+ public:
+  PlanProgress() : on_(isatty(fileno(stderr)) == 1) {}
+  ~PlanProgress() { show(""); }
+  PlanProgress(const PlanProgress&) = delete;
+  PlanProgress& operator=(const PlanProgress&) = delete;
+
+  void show(std::string_view note) {
+    if (!on_) return;
+    // Carriage return and erase-line: each note replaces the last one.
+    const std::string line =
+        note.empty() ? std::string("\r\033[K") : railyard::str_cat("\r\033[Kplan: ", note, " ...");
+    (void)std::fwrite(line.data(), 1, line.size(), stderr);
+    (void)std::fflush(stderr);
+  }
+  [[nodiscard]] bool on() const { return on_; }
+
+ private:
+  bool on_;
+};
+
+// One line naming what --out wrote.
+std::string plan_files_line(const std::string& dir,
+                            const std::vector<railyard::io::PlanFile>& files) {
+  size_t topo = 0, jobs = 0;
+  for (const railyard::io::PlanFile& f : files) {
+    if (f.path.rfind("topo/", 0) == 0) ++topo;
+    if (f.path.rfind("jobs/", 0) == 0 && f.path.size() > 9 &&
+        f.path.compare(f.path.size() - 9, 9, "/hostfile") == 0)
+      ++jobs;
+  }
+  return railyard::str_cat("files     ", files.size(), " written to ", dir,
+                           ": README.txt, plan.json, topo/<host>.xml (", topo,
+                           "), slurm/topology.{conf,yaml}, k8s/labels.yaml, jobs/<job>/{hostfile,"
+                           "rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf} (",
+                           jobs, jobs == 1 ? " job" : " jobs", "), heatmap/{naive,railyard}.svg\n");
+}
+
+Outcome run_plan(const Invocation& inv) {
+  if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
+  auto src = load_source(inv);
+  if (!src.ok()) return src.status();
+  const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
+
+  railyard::io::PlanScenario scenario;
+  scenario.cluster = absl::GetFlag(FLAGS_cluster);
+  std::string jobs_text(railyard::io::kDefaultPlanJobs);
+  if (flag_used(inv, "jobs")) {
+    jobs_text = absl::GetFlag(FLAGS_jobs);
+    if (jobs_text.empty()) return usage_error("--jobs=: the list is empty");
+  }
+  auto jobs = railyard::io::parse_plan_jobs(jobs_text, d);
+  if (!jobs.ok())
+    return usage_error(flag_used(inv, "jobs")
+                           ? railyard::str_cat("--jobs: ", view(jobs.status().message()))
+                           : railyard::str_cat("--cluster=", scenario.cluster,
+                                               ": the default mix does not suit this cluster (",
+                                               view(jobs.status().message()), "); give --jobs"));
+  scenario.jobs = std::move(*jobs);
+
+  if (flag_used(inv, "trace")) {
+    const std::string path = absl::GetFlag(FLAGS_trace);
+    if (path.empty()) return usage_error("--trace=: the file name is empty");
+    auto text = read_file("trace", path);
+    if (!text.ok()) return text.status();
+    auto trace = railyard::placement::parse_job_trace(*text);
+    if (!trace.ok())
+      return usage_error(railyard::str_cat("--trace=", path, ": ", view(trace.status().message())));
+    scenario.background = std::move(*trace);
+    scenario.background_source = railyard::str_cat("--trace ", path);
+  } else {
+    auto trace = railyard::placement::parse_job_trace(railyard::io::kDefaultPlanTrace);
+    if (!trace.ok()) return trace.status();  // embedded: cannot fail
+    scenario.background = std::move(*trace);
+    scenario.background_source = std::string(railyard::io::kDefaultPlanTraceSource);
+  }
+
+  // What --out needs, checked before the long part.
+  const bool out_given = flag_used(inv, "out");
+  const std::string out_dir = absl::GetFlag(FLAGS_out);
+  if (out_given && out_dir.empty()) return usage_error("--out=: the directory name is empty");
+  railyard::io::PlanFilesOptions files_options;
+  files_options.node_pattern = absl::GetFlag(FLAGS_node_pattern);
+  files_options.launch.master_port = absl::GetFlag(FLAGS_master_port);
+  files_options.launch.cores_per_rank = absl::GetFlag(FLAGS_cores_per_rank);
+  files_options.seed = absl::GetFlag(FLAGS_seed);
+  {
+    auto namer = railyard::io::NodeNamer::parse(files_options.node_pattern);
+    if (!namer.ok())
+      return usage_error(railyard::str_cat("--node-pattern: ", view(namer.status().message())));
+    if (absl::Status s = namer->check(d); !s.ok())
+      return usage_error(railyard::str_cat("--node-pattern: ", view(s.message())));
+  }
+  if (const int32_t port = files_options.launch.master_port; port < 1 || port > 65535)
+    return usage_error(railyard::str_cat("--master-port=", port, ": must be in [1, 65535]"));
+  if (const int32_t c = files_options.launch.cores_per_rank; c < 1 || c > 4096)
+    return usage_error(railyard::str_cat("--cores-per-rank=", c, ": must be in [1, 4096]"));
+  // Create the directory now: an unwritable --out fails before the long part.
+  if (out_given)
+    if (absl::Status s = railyard::io::write_plan_files(out_dir, {}); !s.ok())
+      return usage_error(railyard::str_cat("--out=", out_dir, ": ", view(s.message())));
+
+  PlanProgress progress;
+  railyard::io::PlanOptions options;
+  options.seed = files_options.seed;
+  if (progress.on()) options.progress = [&progress](std::string_view note) { progress.show(note); };
+  progress.show("building the fabric");
+  const railyard::topology::Cluster cluster{d, railyard::topology::materialize(d)};
+  auto result = railyard::io::run_plan(cluster, scenario, options);
+  if (!result.ok()) {
+    if (absl::IsInvalidArgument(result.status()) || absl::IsResourceExhausted(result.status()))
+      return usage_error(railyard::str_cat("plan: ", view(result.status().message())));
+    return result.status();
+  }
+
+  std::string files_line;
+  if (out_given) {
+    progress.show(railyard::str_cat("writing the files to ", out_dir));
+    auto files = railyard::io::plan_files(cluster, *result, files_options);
+    if (!files.ok())
+      return usage_error(
+          railyard::str_cat("--out=", out_dir, ": ", view(files.status().message())));
+    if (absl::Status s = railyard::io::write_plan_files(out_dir, *files); !s.ok())
+      return usage_error(railyard::str_cat("--out=", out_dir, ": ", view(s.message())));
+    files_line = plan_files_line(out_dir, *files);
+  }
+  progress.show("");
+  if (absl::GetFlag(FLAGS_json)) return railyard::io::plan_json(d, *result, files_options.seed);
+  return railyard::str_cat(railyard::io::plan_text(d, *result), files_line);
 }
 
 Outcome run_presets(const Invocation& inv) {

@@ -21,6 +21,7 @@
 #include "railyard/io/node_names.hpp"
 #include "railyard/io/order_report.hpp"
 #include "railyard/io/place_report.hpp"
+#include "railyard/io/plan.hpp"
 #include "railyard/io/simulate_report.hpp"
 #include "railyard/io/slurm.hpp"
 #include "railyard/io/slurm_import.hpp"
