@@ -9,7 +9,8 @@
 //   railyard::cc::CcInputs in;
 //   in.incast = 8;                                    // senders into one port at once
 //   absl::StatusOr<railyard::cc::CcPlan> plan = railyard::cc::derive_cc(*cluster, in);
-//   // plan->ecn[t].kmin_bytes / kmax_bytes / pmax per egress tier, plan->dcqcn.rp[...],
+//   // plan->ecn[t].kmin_bytes / kmax_bytes / pmax per egress tier, plan->dcqcn (the
+//   // values), plan->dcqcn_settings[...] {name (rp_*/np_*), value, unit, reason},
 //   // plan->nccl_env[...] {name, value, reason}, plan->pfc_headroom_bytes
 //
 // Model and rules (assumptions are named; change them in CcInputs):
@@ -21,7 +22,8 @@
 //   core->spine), using the longest RTT of the paths that cross it:
 //     Kmin = max(0.17 × BDP, 2 frames) — the refined DCTCP threshold (Alizadeh et
 //            al., SIGMETRICS'11; FACTS.md §3), so a rate cut never drains the queue;
-//     Kmax = Kmin + 2 × BDP — the ramp spans two BDPs;
+//     Kmax = Kmin + 2 × BDP — the ramp spans two BDPs (capped at the usable
+//            buffer; both rounded up to whole KB);
 //     Pmax = 2 p*, clamped to [0.01, 1], where p* is the marking probability at
 //            which N DCQCN flows sharing the port are in equilibrium (the fixed
 //            point of the fluid model below, solved in closed form for α and the
@@ -40,11 +42,12 @@
 //   (400G), interface 122,880 (100G) — as tabulated in "How to compute headroom
 //   for lossless Ethernet links" (Cisco Press, Storage Networking, ch. 7). A speed
 //   between two tabulated ones takes the slower one's time (more headroom); a
-//   speed above 400 Gb/s has no published bound here and is an error.
+//   speed outside 100–400 Gb/s has no published bound here and is an error.
 // * DCQCN: ConnectX defaults (FACTS.md §3, parameter names of the mlx5 driver's
 //   cc_params: rp_* reaction point, np_* notification point) with three changes,
 //   chosen with the fluid model (cc/dcqcn_fluid.hpp) and checked by
-//   cc/validate.hpp on every preset: the rate-decrease period is 3 base RTTs (a
+//   cc/validate.hpp on every preset: the rate-decrease period is 3 base RTTs,
+//   rounded up to whole µs and never below the 4 µs default (a
 //   cut shows at the queue one RTT later; cutting every 4 µs halves a line-rate
 //   incast several times before the first cut is seen, and the model's rates
 //   collapse), the increase timer is 20 µs (the fastest of a published 400G

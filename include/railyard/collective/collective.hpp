@@ -1,6 +1,8 @@
 // railyard/collective/collective.hpp — umbrella header for the collective layer:
 // schedules (ring, double binary tree, hierarchical, pairwise and rail-aligned
-// all-to-all), their symbolic verification, and nccl-tests bandwidth conventions.
+// all-to-all), their symbolic verification, run-length traffic phases, the
+// analytic contention cost and bandwidth lower bounds, and nccl-tests bandwidth
+// conventions.
 //
 //   #include "railyard/collective/collective.hpp"
 //   auto ring = railyard::collective::ring_all_reduce(8, 1 << 30);

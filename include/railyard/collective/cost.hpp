@@ -10,7 +10,7 @@
 //   std::vector<std::vector<railyard::routing::GpuEndpoint>> groups = {...};  // rank order
 //   auto lb = railyard::collective::bandwidth_lower_bound(
 //       *cluster, railyard::collective::Collective::kAllReduce, int64_t{1} << 30, groups);
-//   // lb->time_us, lb->reason ("host 3 network: 2(k-1)S over 128 hosts' NICs")
+//   // lb->time_us, lb->reason (e.g. "domain 3 egress: <bytes> bytes over 3200 Gb/s")
 //
 // Contention (the beta term). A step's transfers run at once; a link carrying B
 // bytes at C Gb/s needs B·8/C ns. The step cannot finish before its most loaded

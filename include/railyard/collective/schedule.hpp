@@ -36,8 +36,9 @@
 //
 // Step structure:
 //   ring all-reduce     2(n-1) steps: reduce-scatter (step s: r sends chunk
-//                       (r-s) mod n to r+1, reduce), then all-gather (step s: r
-//                       sends chunk (r+1-s) mod n to r+1, copy).
+//                       (r-s-1) mod n to r+1, reduce), then all-gather (step s: r
+//                       sends chunk (r-s) mod n to r+1, copy); s counts from 0 in
+//                       each half.
 //   ring all-gather     n-1 steps: step s, r sends chunk (r-s) mod n to r+1.
 //   ring reduce-scatter n-1 steps: step s, r sends chunk (r-s-1) mod n to r+1;
 //                       rank r ends with chunk r.

@@ -17,8 +17,8 @@
 // simulator only has to solve it once. A Phase is `repeat` consecutive,
 // identical steps.
 //
-// Fluid chunks. Ring and hierarchical phases carry S / (channels · n) bytes per
-// transfer as a real number (a fluid model has no byte granularity); the
+// Fluid chunks. Ring phases carry S / (channels · n) bytes per transfer,
+// hierarchical phases S/g (within a host) and S/(g·h) (across hosts), as real numbers (a fluid model has no byte granularity); the
 // integer chunks of schedule.hpp differ from it by less than one byte. Other
 // algorithms (double binary tree, pairwise and rail-aligned all-to-all) come
 // from their exact schedules: each step's transfers between the same two ranks

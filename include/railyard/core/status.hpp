@@ -5,8 +5,8 @@
 // the propagation short:
 //
 //   absl::StatusOr<int> parse_thing(std::string_view text) {
-//     RAILYARD_ASSIGN_OR_RETURN(int64_t n, parse_int("count", text));
-//     RAILYARD_RETURN_IF_ERROR(check_positive("count", n));
+//     RAILYARD_ASSIGN_OR_RETURN(int64_t n, parse_int("count", text));  // core/parse.hpp
+//     if (n == 0) return invalid_field("count", text, "must be positive");
 //     return static_cast<int>(n);
 //   }
 #pragma once

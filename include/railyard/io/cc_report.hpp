@@ -18,7 +18,8 @@
 // debugfs names: name, value, unit, reason), HPCC and UEC NSCC; the NCCL
 // environment as `# reason` then `NAME=value` lines (an env file as is; a shell after `export`,
 // or into an env file whose parser strips trailing comments); per-QP rate limits
-// when tenants were given; warnings.
+// when tenants were given; warnings; with a cc::CcValidation, the fluid-model
+// table (derived vs vendor) and its verdict.
 //
 // JSON keys: inputs {cluster, incast, incast_source, buffer_bytes_per_port (null
 // = derived), mtu_bytes, frame_overhead_bytes, switch_mtu_bytes, dt_alpha,
@@ -32,7 +33,11 @@
 // buffer_bytes, usable_bytes, fits, reason}, dcqcn {NAME: {value, unit, reason}},
 // hpcc {...}, nscc {...} (same shape), nccl_env {NAME: {value, reason}} (values
 // are strings, as the environment holds them), rate_limits[] {tenant,
-// kbps_per_qp, reason}, warnings[].
+// kbps_per_qp, reason}, warnings[], and with a cc::CcValidation: fluid {senders,
+// start_fraction, feedback_delay_us, buffer_bytes, duration_us, derived_ok, warnings[],
+// derived/vendor {kmin_bytes, kmax_bytes, pmax, peak_queue_bytes, utilization,
+// steady_utilization, steady_queue_bytes, marked_fraction, convergence_us (null: never),
+// under_buffer}}.
 //
 // Numbers are rounded so the bytes are deterministic: bytes to whole bytes,
 // times and lengths to 3 decimals (ns resolution), probabilities to 6

@@ -32,7 +32,7 @@
 // blocks. A cell is coloured by the utilization of the direction LEAVING the
 // row's switch (the egress of that port); its <title> tooltip gives both
 // directions and the id of the egress link (parallel cables look alike otherwise),
-// e.g. "leaf3 -> spine1: 87.5% / back: 12.0% [link 6150]".
+// e.g. "leaf3 -> spine1: 87.5% / back: 12.0% [link 6338]".
 //
 // Colour scale (fixed, lightness decreasing with load; ColorBrewer YlOrRd):
 // utilization u in (0, 1] is interpolated linearly in sRGB between the stops

@@ -1,8 +1,10 @@
-// railyard/io/io.hpp — umbrella header for the io layer: the JSON writer, the
-// inventory report, host naming, the scheduler's switch tree, and the files other
-// tools read — NCCL topology XML, Slurm topology (tree, block, YAML; and import),
-// Kubernetes labels with a Kueue Topology, CSV topology dumps (import and export) —
-// and an SVG heatmap of link utilization.
+// railyard/io/io.hpp — umbrella header for the io layer: the JSON writer; the reports
+// the CLI prints (inventory, order, place/replay, simulate, spray, congestion control,
+// `railyard plan` and its files); host naming, Slurm hostlists and failure specs; the
+// scheduler's switch tree; the files other tools read — NCCL topology XML, Slurm
+// topology (tree, block, YAML; and import), Kubernetes labels with a Kueue Topology,
+// CSV topology dumps (import and export), launcher files — and an SVG heatmap of link
+// utilization.
 //
 //   #include "railyard/io/io.hpp"
 //   std::string json = railyard::io::inventory_json(descriptor);

@@ -1,5 +1,6 @@
 // railyard/io/order_report.hpp — a rank ordering as JSON and as a text report
-// (what `railyard order` prints): the rank table, the traffic each fabric tier
+// (what `railyard order` prints): the rank table (text: jobs of up to 64 ranks),
+// the traffic each fabric tier
 // carries per step, and the same for the naive numbering, side by side.
 //
 //   auto ours = railyard::placement::order_ranks(desc, plan, hosts);

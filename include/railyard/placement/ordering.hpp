@@ -2,14 +2,14 @@
 // heavy traffic low in the fabric, and the traffic any ordering puts on each tier.
 //
 //   auto desc =
-//   railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024")); auto plan
-//   = railyard::placement::parse_plan("tp=8,pp=4,dp=4"); std::vector<int32_t> hosts = {40, 41, 8,
-//   9, 10, 11, 12, 13, 14, 15, 42, 43, 44, 45, 46, 47}; auto ours =
-//   railyard::placement::order_ranks(*desc, *plan, hosts); auto naive =
-//   railyard::placement::naive_order(*desc, *plan, hosts); auto t =
-//   railyard::placement::traffic(*desc, *ours); t.bytes(railyard::placement::Tier::kSpine);   //
-//   bytes per step that cross a spine ours->plan.order_string();                    // the Megatron
-//   order that matches
+//       railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024"));
+//   auto plan = railyard::placement::parse_plan("tp=8,pp=4,dp=4");
+//   std::vector<int32_t> hosts = {40, 41, 8, 9, 10, 11, 12, 13, 14, 15, 42, 43, 44, 45, 46, 47};
+//   auto ours = railyard::placement::order_ranks(*desc, *plan, hosts);
+//   auto naive = railyard::placement::naive_order(*desc, *plan, hosts);
+//   auto t = railyard::placement::traffic(*desc, *ours);
+//   t.bytes_at_or_above(railyard::placement::Tier::kSpine);  // bytes per step crossing a spine
+//   ours->plan.order_string();                               // the Megatron order that matches
 //
 // A placement is a launch order of the job's hosts plus a Megatron order string:
 // rank r runs on hosts[r / gpus_per_host], GPU r % gpus_per_host (what torchrun,

@@ -2,7 +2,7 @@
 // unknown: flows thrown into uplinks like balls into bins (FACTS.md §2).
 //
 //   using namespace railyard::routing;
-//   double used = expected_used_links(32, 32);          // 20.5 of 32 uplinks carry a flow
+//   double used = expected_used_links(32, 32);          // 20.4 of 32 uplinks carry a flow
 //   double worst = expected_max_load(32, 32, 1, 20000, /*seed=*/1);   // ~3.53 flows
 //   double eff = synchronized_efficiency(32, 32, 4, 20000, 1);        // ~0.46
 //   double exact = expected_max_load_exact(32, 32, 1);   // the same, computed exactly
@@ -14,7 +14,7 @@
 // counted in flows (a sub-flow is 1/k of a flow). With n = m:
 //
 //   n=m   E[max] k=1   eff k=1   eff k=4   eff k=16
-//     8     2.61         0.38      0.57      0.73
+//     8     2.60         0.38      0.57      0.73
 //   128     4.38         0.23      0.40      0.59
 #pragma once
 

@@ -20,8 +20,9 @@
 //      destination pod's spine                                   Route::dst_spine_uplink
 //   4. spine -> which parallel cable down to the destination leaf Route::dst_leaf_uplink
 // A hop with one candidate is no decision. IP addresses are synthetic but unique
-// and stable: 10.<plane>.<host / 256>.<host % 256> offset by the NIC (see
-// nic_ipv4), so hash models see realistic, distinct tuples.
+// and stable: 10.0.0.0/8 plus the port index ((host * nics_per_host + nic) *
+// planes + plane) in the low 24 bits (see nic_ipv4), so hash models see
+// realistic, distinct tuples.
 #pragma once
 
 #include <array>

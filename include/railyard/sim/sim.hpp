@@ -1,6 +1,7 @@
 // railyard/sim/sim.hpp — umbrella header for the simulation layer: the
-// max-min-fair flow simulator (flows on fixed paths, rates recomputed as flows
-// finish, steps in order).
+// max-min-fair flow simulator (flow_sim.hpp: flows on fixed paths, rates
+// recomputed as flows finish, steps in order) and collectives on placed ranks,
+// routed and timed (collective_sim.hpp).
 //
 //   #include "railyard/sim/sim.hpp"
 //   auto result = railyard::sim::simulate(fabric, steps, {});
