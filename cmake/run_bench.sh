@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cmake/run_bench.sh — build every railyard benchmark (Release, build-bench/),
-# run each with repetitions and print one summary table: benchmark, median
-# CPU and wall time, growth (the fitted complexity of the family) and counters.
+# run each with repetitions and print one summary table: benchmark, target
+# (from the issues), median CPU and wall time, growth (the fitted complexity of
+# the family) and counters.
 #
 #   bash cmake/run_bench.sh                  # everything, ~2-3 minutes
 #   bash cmake/run_bench.sh 'PathCount'      # only benchmarks matching a regex
@@ -63,6 +64,7 @@ fi
 
 python3 - "${jsons[@]}" <<'PY'
 import json
+import re
 import sys
 
 
@@ -90,6 +92,28 @@ def fmt(v):
     if float(v).is_integer():
         return str(int(v))
     return f"{v:.3g}"
+
+
+# Targets set by the issues, by benchmark name (regex over the run name).
+TARGETS = [
+    (r"BM_Fabric_Materialize(Cold)?/131072", "<= 100 ms, 256 MB"),
+    (r"BM_Descriptor_(LeafOf|SuOf|PathCount).*", "<= 5 ns, 0 alloc"),
+    (r"BM_Ordering_OrderRanks/131072", "<= 20 ms"),
+    (r"BM_Allocator_Replay<.*", "<= 100 us/op"),
+    (r"BM_Spray_SourcePort/.*", "<= 20 ns, 0 alloc"),
+    (r"BM_Collective_RingAllReduce/1024", "<= 50 ms"),
+    (r"BM_(Collective_AllToAll(Step|Pairwise)(Ecmp)?|FlowSim_AllToAllStep)/1024", "<= 5 s"),
+    (r"BM_Collective_RingStepEcmp(Interleaved)?/32768", "<= 2 s"),
+    (r"BM_Tuner_GetCollInfo/.*", "<= 100 ns, 0 alloc"),
+    (r"BM_Advisor_(SourcePort|FlowLabel|SourcePortC|SourcePortDuringConnect)(/.*)?", "<= 20 ns, 0 alloc"),
+]
+
+
+def target_of(run_name):
+    for pattern, text in TARGETS:
+        if re.fullmatch(pattern, run_name):
+            return text
+    return ""
 
 
 standard = {"name", "family_index", "per_family_instance_index", "run_name", "run_type",
@@ -124,13 +148,14 @@ for path in sys.argv[1:]:
 
 w = max([len(r[0]) for r in rows] + [9])
 print()
-print(f"{'benchmark':<{w}}  {'median cpu':>12}  {'median wall':>12}  {'growth':<18}  counters")
-print("-" * (w + 62))
+print(f"{'benchmark':<{w}}  {'target':<18}  {'median cpu':>12}  {'median wall':>12}  "
+      f"{'growth':<18}  counters")
+print("-" * (w + 82))
 for r in rows:
     base = r[0].split("/")[0]
     # The family's fitted growth, on each of its rows: "O(1) c" or "O(f) c*f".
     gtxt = growth.get(base, "")
-    print(f"{r[0]:<{w}}  {r[1]:>12}  {r[2]:>12}  {gtxt:<18}  {r[4]}")
+    print(f"{r[0]:<{w}}  {target_of(r[0]):<18}  {r[1]:>12}  {r[2]:>12}  {gtxt:<18}  {r[4]}")
 if context:
     print()
     print(f"{context['date']}  {context['num_cpus']} CPUs @ {context['mhz_per_cpu']} MHz  "

@@ -227,6 +227,9 @@ void BM_Allocator_ReplaySweep(benchmark::State& state) {
   run_replay(state, *desc, P, std::min(128, std::max(1, desc->hosts() / 4)));
 }
 BENCHMARK_TEMPLATE(BM_Allocator_ReplaySweep, BestFit)
+    ->Arg(8)
+    ->Arg(64)
+    ->Arg(256)
     ->Arg(1024)
     ->Arg(4096)
     ->Arg(16384)

@@ -8,6 +8,10 @@
 // BM_Assign_RingStep: assign_paths() (greedy + local improvement; the exact
 // search is off: these steps are far above its limit).
 // BM_Assign_Ecmp: ecmp_paths() with UniformRandomHash(1), one QP per flow.
+// BM_Assign_RingStepLadder/N and BM_Assign_EcmpLadder/N: the same kind of step
+// over every GPU of the ladder cluster with N GPUs (64 ... 131,072; one flow per
+// GPU, ring position i in SU i mod SUs), for growth with cluster size. (The
+// 8-GPU rung is one host: its ring never leaves the host.)
 // Counters (computed once, outside the timing): ecmp_over_planned = ECMP's most
 // loaded link / the planned one; planned_over_nic = planned maximum / one NIC's
 // load (1 = perfect balance); moves = improvement steps taken.
@@ -17,9 +21,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "../topology/cluster_ladder.hpp"
 #include "railyard/routing/assign.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
@@ -107,6 +113,86 @@ BENCHMARK(BM_Assign_Ecmp)
     ->RangeMultiplier(4)
     ->Range(64, 4096)
     ->Unit(benchmark::kMicrosecond)
+    ->Complexity();
+
+// The ladder cluster with `gpus` GPUs, built once per size.
+const railyard::topology::Cluster* ladder_cluster(int64_t gpus, std::string* error) {
+  static std::map<int64_t, railyard::topology::Cluster> built;
+  if (auto it = built.find(gpus); it != built.end()) return &it->second;
+  std::string_view spec;
+  for (const auto& rung : railyard::bench::kClusterLadder)
+    if (rung.gpus == gpus) spec = rung.spec;
+  auto c = railyard::topology::make_cluster(spec);
+  if (!c.ok()) {
+    *error = std::string(c.status().message());
+    return nullptr;
+  }
+  return &built.emplace(gpus, *std::move(c)).first->second;
+}
+
+// One rail-aligned ring step over every host of `d`, consecutive positions in
+// different SUs (when there are several), 64 MB per flow: one flow per GPU.
+std::vector<Flow> full_ring_step(const railyard::topology::ClusterDescriptor<>& d) {
+  const int32_t hosts = d.hosts();
+  const int32_t sus = d.sus();
+  std::vector<HostId> ring;
+  ring.reserve(static_cast<size_t>(hosts));
+  for (int32_t i = 0; i < hosts; ++i) ring.push_back(HostId{(i % sus) * d.hosts_per_su() + i / sus});
+  std::vector<Flow> out;
+  if (hosts < 2) return out;
+  for (int32_t r = 0; r < d.nics_per_host(); ++r)
+    for (int32_t i = 0; i < hosts; ++i)
+      out.push_back({NicPort{ring[static_cast<size_t>(i)], NicIndex{r}},
+                     NicPort{ring[static_cast<size_t>((i + 1) % hosts)], NicIndex{r}}, kBytes});
+  return out;
+}
+
+void BM_Assign_RingStepLadder(benchmark::State& state) {
+  std::string error;
+  const auto* c = ladder_cluster(state.range(0), &error);
+  if (c == nullptr) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const std::vector<Flow> flows = full_ring_step(c->descriptor);
+  for (auto _ : state) {
+    auto plan = railyard::routing::assign_paths(c->descriptor, c->fabric, flows, nullptr,
+                                                {.exact_search_limit = 0});
+    benchmark::DoNotOptimize(plan);
+  }
+  state.counters["flows"] = static_cast<double>(flows.size());
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_Assign_RingStepLadder)
+    ->Arg(64)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(131072)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
+
+void BM_Assign_EcmpLadder(benchmark::State& state) {
+  std::string error;
+  const auto* c = ladder_cluster(state.range(0), &error);
+  if (c == nullptr) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const std::vector<Flow> flows = full_ring_step(c->descriptor);
+  railyard::routing::UniformRandomHash hash(1);
+  for (auto _ : state) {
+    auto routes = railyard::routing::ecmp_paths(c->descriptor, c->fabric, flows, hash);
+    benchmark::DoNotOptimize(routes);
+  }
+  state.counters["flows"] = static_cast<double>(flows.size());
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_Assign_EcmpLadder)
+    ->Arg(64)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(131072)
+    ->Unit(benchmark::kMillisecond)
     ->Complexity();
 
 }  // namespace
