@@ -142,7 +142,11 @@ struct Ratio {
   while (digits < text.size() && is_digit(text[digits])) ++digits;
   if (digits == 0)
     return invalid_field(field, text, "expected a size such as 4096, 256MiB or 1GiB");
-  RAILYARD_ASSIGN_OR_RETURN(int64_t number, parse_int(field, text.substr(0, digits)));
+  // The number is read as a uint64 (not via parse_int's int64) so that every
+  // size this returns can be written back as plain bytes and read again.
+  uint64_t number = 0;
+  if (std::from_chars(text.data(), text.data() + digits, number).ec != std::errc())
+    return invalid_field(field, text, "size is too large");
   const std::string suffix = to_lower(text.substr(digits));
   struct Unit {
     std::string_view name;
@@ -166,10 +170,9 @@ struct Ratio {
   };
   for (const Unit& unit : kUnits) {
     if (suffix != unit.name) continue;
-    const auto n = static_cast<uint64_t>(number);
-    if (n > std::numeric_limits<uint64_t>::max() / unit.scale)
+    if (number > std::numeric_limits<uint64_t>::max() / unit.scale)
       return invalid_field(field, text, "size is too large");
-    return n * unit.scale;
+    return number * unit.scale;
   }
   return invalid_field(field, text,
                        str_cat("unknown size suffix '", text.substr(digits),

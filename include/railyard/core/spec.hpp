@@ -46,11 +46,17 @@ class SpecReader {
     for (std::string_view item : split(body, ',')) {
       const size_t eq = item.find('=');
       if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
-        return absl::InvalidArgumentError(str_cat("spec entry '", item, "': expected key=value"));
+        return absl::InvalidArgumentError(
+            item.empty() ? str_cat("spec entry '' in '", text,
+                                   "': expected key=value (two commas in a row or a trailing comma)")
+                         : str_cat("spec entry '", item, "': expected key=value"));
       std::string key(item.substr(0, eq));
+      const std::string_view value = item.substr(eq + 1);
       for (const Entry& e : reader.entries_)
-        if (e.key == key) return absl::InvalidArgumentError(str_cat(key, ": key given twice"));
-      reader.entries_.push_back({std::move(key), std::string(item.substr(eq + 1)), false});
+        if (e.key == key)
+          return absl::InvalidArgumentError(
+              str_cat(key, ": key given twice (", key, "=", e.value, ", then ", item, ")"));
+      reader.entries_.push_back({std::move(key), std::string(value), false});
     }
     return reader;
   }

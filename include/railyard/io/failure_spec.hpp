@@ -14,10 +14,11 @@
 // range, bad fraction.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "absl/status/status.h"
 #include "railyard/core/parse.hpp"
@@ -30,17 +31,18 @@ namespace railyard::io {
 [[nodiscard]] inline absl::Status apply_failures(const topology::Fabric& f, std::string_view text,
                                                  topology::FailureOverlay& overlay) {
   if (!f.has_descriptor())
-    return absl::InvalidArgumentError("down: failures need a fabric built from a cluster spec");
+    return invalid_field("down", text, "failures need a fabric built from a cluster spec");
   const topology::ClosShape& c = f.descriptor().shape();
   for (std::string_view item : split(text, ',')) {
     auto bad = [&](std::string_view problem) { return invalid_field("down", item, problem); };
     std::string_view body = item;
     double fraction = 0.0;
     if (const size_t at = body.find('@'); at != std::string_view::npos) {
-      const std::string value(body.substr(at + 1));
-      char* end = nullptr;
-      fraction = std::strtod(value.c_str(), &end);
-      if (value.empty() || end != value.c_str() + value.size() || !(fraction > 0.0) ||
+      // from_chars, not strtod: no leading spaces, no hex floats, no locale.
+      const std::string_view value = body.substr(at + 1);
+      const char* end = value.data() + value.size();
+      const auto [ptr, ec] = std::from_chars(value.data(), end, fraction);
+      if (value.empty() || ec != std::errc() || ptr != end || !(fraction > 0.0) ||
           !(fraction < 1.0))
         return bad("a degraded fraction must be between 0 and 1, e.g. leaf3/2@0.5");
       body = body.substr(0, at);
@@ -70,6 +72,9 @@ namespace railyard::io {
       continue;
     }
     if (kind == "core") return bad("cores have no uplinks; name the spine's uplink instead");
+    if (uplinks == 0)  // spines of a 2-tier fabric; leaves of a partition with one leaf
+      return bad(str_cat(kind, " switches have no uplinks in this cluster; name the whole switch (",
+                         kind, "<N>)"));
     auto up = parse_int("down", body.substr(slash + 1));
     if (!up.ok() || *up >= uplinks)
       return bad(str_cat(kind, " uplinks are numbered 0..", uplinks - 1));

@@ -236,8 +236,11 @@ template <class Range>
     }
     if (!runs.empty()) {
       Run& last = runs.back();
-      // Joining needs the next number and the spelling Slurm would print for it.
+      // Joining needs the next number and the spelling Slurm would print for it,
+      // and room in the range: expand_hostlist() (like Slurm) rejects a range of
+      // more than kMaxHostlistRange names, so a longer run starts a new range.
       if (last.numbered && last.prefix == parts.prefix && parts.number == last.hi + 1 &&
+          last.hi - last.lo + 1 < kMaxHostlistRange &&
           detail::padded_number(parts.number, last.first_digits.size()) == parts.digits) {
         last.hi = parts.number;
         continue;

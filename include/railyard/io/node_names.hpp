@@ -9,7 +9,7 @@
 //
 //   auto namer = railyard::io::NodeNamer::parse("gpu-{su:02}-{slot:03}");
 //   std::string n = namer->name(descriptor, railyard::HostId{33});   // "gpu-01-001"
-//   RAILYARD_RETURN_IF_ERROR(namer->check(descriptor));  // unique, sorted names
+//   RAILYARD_RETURN_IF_ERROR(namer->check(descriptor));  // every host gets a distinct name
 //
 // The default pattern is `node{host:04}`.
 #pragma once

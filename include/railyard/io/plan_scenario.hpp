@@ -354,7 +354,7 @@ template <class E>
     job.name = std::string(name);
     std::optional<int64_t> gpus;
     std::string plan_text;
-    std::vector<std::string> seen;
+    std::vector<std::pair<std::string, std::string>> seen;  // key, value
     if (colon != std::string_view::npos) {
       for (std::string_view raw_kv : split(item.substr(colon + 1), ',')) {
         const std::string_view kv = placement::detail::trim(raw_kv);
@@ -366,9 +366,11 @@ template <class E>
                                    "dp, pp, order, <dim>_bytes)"));
         const std::string key(placement::detail::trim(kv.substr(0, eq)));
         const std::string_view value = placement::detail::trim(kv.substr(eq + 1));
-        if (std::find(seen.begin(), seen.end(), key) != seen.end())
-          return job_error(str_cat(key, ": key given twice"));
-        seen.push_back(key);
+        for (const auto& [seen_key, seen_value] : seen)
+          if (seen_key == key)
+            return job_error(str_cat(key, ": key given twice (", key, "=", seen_value, ", then ",
+                                     key, "=", value, ")"));
+        seen.emplace_back(key, value);
         if (key == "gpus") {
           auto n = parse_int("gpus", value);
           if (!n.ok()) return job_error(placement::detail::message_of(n.status()));

@@ -24,7 +24,9 @@
 //   keys (BlockName/BlockSizes: a topology/block file); a key twice on one line;
 //   Include directives; backslash escapes other than line continuation;
 // * an empty value; a SwitchName over 64 characters (Slurm's HOST_NAME_MAX) or
-//   containing ',', '[' or ']'; a SwitchName defined twice;
+//   containing ',', '[', ']', '"' or whitespace; a node name containing '"' or a
+//   carriage return (possible inside a quoted value; no such name could be
+//   written back); a SwitchName defined twice;
 // * a switch with both Nodes and Switches (Slurm: "has both child switches and
 //   nodes") or with neither (Slurm would keep an empty leaf; railyard's fabrics
 //   have none); a malformed hostlist;
@@ -131,6 +133,11 @@ inline std::string escaped_word_at(std::string_view text, size_t at) {
   return out;
 }
 
+// Characters no node or switch name may hold: hostlist syntax, and what a
+// quoted value can smuggle in but slurm_topology_conf() could not write back
+// unquoted (a leading '"' opens a quote, a CR ends the value).
+inline constexpr const char* kNotInConfNames = ",[] \t\r\"";
+
 inline bool is_conf_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
@@ -222,9 +229,13 @@ inline absl::StatusOr<std::vector<ConfPair>> split_pairs(const LogicalLine& ll) 
                             is_digit(s[i]) || s[i] == '_' || s[i] == '.'))
       ++i;
     const std::string key = s.substr(start, i - start);
-    if (to_lower(key) == "include" && i < s.size() && is_conf_space(s[i]))
-      return conf_error(line, rest_token(start),
+    if (to_lower(key) == "include" && i < s.size() && is_conf_space(s[i])) {
+      // The whole directive, so the message names the file it would include.
+      std::string_view directive = std::string_view(s).substr(start);
+      while (!directive.empty() && is_conf_space(directive.back())) directive.remove_suffix(1);
+      return conf_error(line, directive,
                         "Include directives are not supported; inline the included file");
+    }
     size_t j = i;
     while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
     if (key.empty() || j >= s.size() || s[j] != '=')
@@ -339,9 +350,9 @@ struct ConfSwitch {
       return conf_error(head.line, head.token,
                         str_cat("switch name longer than ", kMaxSwitchNameLength,
                                 " characters (Slurm rejects it)"));
-    if (sw.name.find_first_of(",[] \t") != std::string::npos)
+    if (sw.name.find_first_of(detail::kNotInConfNames) != std::string::npos)
       return conf_error(head.line, head.token,
-                        "a switch name cannot contain ',', '[', ']' or spaces");
+                        "a switch name cannot contain ',', '[', ']', '\"' or whitespace");
     bool link_speed = false;
     for (size_t p = 1; p < pairs.size(); ++p) {
       const detail::ConfPair& pair = pairs[p];
@@ -383,6 +394,18 @@ struct ConfSwitch {
                         str_cat("malformed hostlist: ", std::string(names.status().message())));
     if (names->empty())
       return conf_error(list.line, list.token, "empty switch: the hostlist names nothing");
+    for (const std::string& name : *names)
+      if (name.find_first_of(detail::kNotInConfNames) != std::string::npos) {
+        std::string shown;  // the CR visible
+        for (char c : name) {
+          if (c == '\r')
+            shown += "\\r";
+          else
+            shown += c;
+        }
+        return conf_error(list.line, list.token,
+                          str_cat("name '", shown, "' contains '\"' or a carriage return"));
+      }
     sw.node_names = *std::move(names);
     if (auto [it, inserted] = by_name.emplace(sw.name, switches.size()); !inserted)
       return conf_error(

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -167,9 +168,18 @@ struct LinkSpeeds {
 
 // Builds the Fabric of a scheduler tree: one NIC-port node per host (named after
 // the host, owner = host index), switches named as in the tree at levels
-// leaf/spine/core, one cable per host and per parent-child pair.
+// leaf/spine/core, one cable per host and per parent-child pair. Errors: what
+// validate_tree() rejects, or a link speed that is not a positive finite number
+// (InvalidArgument naming host_gbps, leaf_up_gbps or spine_up_gbps and the value).
 [[nodiscard]] inline absl::StatusOr<topology::Fabric> fabric_from_tree(const SwitchTree& tree,
                                                                        const LinkSpeeds& speeds) {
+  // The speeds come from the user (flags, plugin options), not the file: a zero,
+  // negative or NaN capacity would reach every bandwidth figure as nonsense.
+  for (const auto& [key, gbps] :
+       {std::pair{"host_gbps", speeds.host_gbps}, std::pair{"leaf_up_gbps", speeds.leaf_up_gbps},
+        std::pair{"spine_up_gbps", speeds.spine_up_gbps}})
+    if (!(gbps > 0) || !std::isfinite(gbps))
+      return invalid_field(key, str_cat(gbps), "must be a positive, finite Gb/s");
   RAILYARD_RETURN_IF_ERROR(validate_tree(tree));
   using topology::LinkTier;
   using topology::Medium;

@@ -10,8 +10,8 @@
 // Grammar: comma-separated `dim=N` for tp, cp, ep, dp, pp (absent = 1),
 // `order=a-b-c-d-e` (a permutation of the five names, first = fastest-varying,
 // Megatron's convention), and `<dim>_bytes=SIZE` (bytes one rank sends for that
-// dimension per step, e.g. tp_bytes=4GiB; dimensions without one keep the
-// defaults below). Errors name the key and the value.
+// dimension per step, e.g. tp_bytes=4GiB, at most 2^53; dimensions without one
+// keep the defaults below). Errors name the key and the value.
 //
 // Rank numbering (Megatron): with order d0-d1-..., rank = c(d0) + n(d0)*(c(d1) +
 // n(d1)*(...)) where c is a rank's coordinate and n the dimension's size.
@@ -173,6 +173,10 @@ struct ParallelPlan {
     const std::string key = str_cat(kDimNames[static_cast<size_t>(d)], "_bytes");
     if (reader.has(key)) {
       RAILYARD_ASSIGN_OR_RETURN(uint64_t bytes, parse_size(key, reader.text(key)));
+      // Bytes are held as a double: above 2^53 they would be rounded, and near
+      // 2^64 rounded past what to_string() can print back as an integer.
+      if (bytes > (uint64_t{1} << 53))
+        return invalid_field(key, reader.text(key), "at most 2^53 bytes (8 PiB) per step");
       plan.bytes_per_step[static_cast<size_t>(d)] = static_cast<double>(bytes);
       plan.bytes_given = true;
     }
@@ -182,8 +186,15 @@ struct ParallelPlan {
   }
   RAILYARD_RETURN_IF_ERROR(reader.finish({"tp", "cp", "ep", "dp", "pp", "order", "tp_bytes",
                                           "cp_bytes", "ep_bytes", "dp_bytes", "pp_bytes"}));
-  if (plan.world() > (int64_t{1} << 24))
-    return invalid_field("job", text, str_cat("world of ", plan.world(), " ranks is too large"));
+  // Five sizes of up to 2^20 can multiply past int64 (and wrap to a small world,
+  // or 0), so the product is taken with an overflow check before world() is used.
+  int64_t world = 1;
+  bool overflow = false;
+  for (int32_t n : plan.sizes) overflow = overflow || __builtin_mul_overflow(world, n, &world);
+  if (overflow || world > (int64_t{1} << 24))
+    return invalid_field("job", text,
+                         str_cat("world of ", overflow ? "more than 2^63" : str_cat(world),
+                                 " ranks is too large (at most 2^24)"));
   return plan;
 }
 

@@ -13,9 +13,10 @@
 //
 // Trace format (CSV): a header line `time,name,gpus,duration`, then one job per
 // line. time = arrival, duration = run time, both in seconds (non-negative
-// decimals); name unique; gpus a non-negative integer. Fields may be padded with
-// spaces; blank lines and lines starting with '#' are skipped. Errors name the
-// line and the token.
+// decimals, at most 1e12); name unique; gpus a non-negative integer. Fields
+// may be padded with spaces; blank lines and lines starting with '#' are
+// skipped, and so is a UTF-8 byte-order mark at the very start (spreadsheets
+// write one). Errors name the line and the token.
 //
 // Simulation (replay()): jobs arrive at `time` and join one FIFO queue; the job
 // at the head starts as soon as the free hosts can hold it, and nothing behind it
@@ -96,8 +97,14 @@ namespace detail {
   return s;
 }
 
+// Longest time or duration a trace may give (about 31,700 years): sums and
+// GPU-seconds of any trace stay finite, so replay()'s figures are numbers
+// (1e308-second jobs made makespan infinite and utilization NaN).
+inline constexpr double kMaxTraceSeconds = 1e12;
+
 // A non-negative finite decimal such as 12, 0.5 or 3600.25 (no sign, no exponent
-// letters other than what from_chars's fixed format accepts: none).
+// letters other than what from_chars's fixed format accepts: none), at most
+// kMaxTraceSeconds.
 [[nodiscard]] inline absl::StatusOr<double> parse_seconds(std::string_view field,
                                                           std::string_view text) {
   if (text.empty()) return invalid_field(field, text, "expected seconds, got nothing");
@@ -107,6 +114,8 @@ namespace detail {
   if (ec != std::errc() || ptr != end || text.front() == '-' || text.front() == '+' ||
       !std::isfinite(value))
     return invalid_field(field, text, "expected non-negative seconds such as 3600 or 0.5");
+  if (value > kMaxTraceSeconds)
+    return invalid_field(field, text, "at most 1e12 seconds");
   return value;
 }
 
@@ -122,6 +131,8 @@ namespace detail {
   absl::flat_hash_map<std::string, int32_t> first_line;  // lookup only
   bool header = false;
   int32_t line_no = 0;
+  // Kept, a mark would make the header look right in the message yet not match.
+  if (csv.substr(0, 3) == "\xEF\xBB\xBF") csv.remove_prefix(3);
   for (std::string_view raw : split(csv, '\n')) {
     ++line_no;
     const std::string_view line = detail::trim(raw);
@@ -272,12 +283,6 @@ template <class E>
 // queueing delay (hours), jobs split across SUs (avoidable ones), across pods,
 // makespan (hours).
 [[nodiscard]] inline std::string format_replay_reports(absl::Span<const ReplayReport> reports) {
-  auto fixed = [](double v, int decimals) {
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-    (void)ec;
-    return std::string(buf, end);
-  };
   auto pad = [](std::string s, size_t width) {
     if (s.size() < width) s.insert(0, width - s.size(), ' ');
     return s;
@@ -338,13 +343,17 @@ template <class E>
         const std::string_view key = detail::trim(kv.substr(0, eq));
         const std::string_view value = detail::trim(kv.substr(eq + 1));
         if (key == "gpus") {
-          if (has_gpus) return job_error("gpus: key given twice");
+          if (has_gpus)
+            return job_error(
+                str_cat("gpus: key given twice (gpus=", job.gpus, ", then gpus=", value, ")"));
           auto gpus = parse_int("gpus", value);
           if (!gpus.ok()) return job_error(detail::message_of(gpus.status()));
           job.gpus = *gpus;
           has_gpus = true;
         } else if (key == "tenant") {
-          if (has_tenant) return job_error("tenant: key given twice");
+          if (has_tenant)
+            return job_error(str_cat("tenant: key given twice (tenant=", job.tenant,
+                                     ", then tenant=", value, ")"));
           if (value.empty()) return job_error("tenant=: tenant name is empty");
           job.tenant = std::string(value);
           has_tenant = true;

@@ -527,7 +527,9 @@ class TunerCore {
     // NVLink domains: NCCL's count wins (it is what NCCL uses); else the spec's.
     g.domain.resize(static_cast<size_t>(g.nodes));
     if (o.nvl && o.nvl->domains > 0) {
-      const int32_t per = (g.nodes + o.nvl->domains - 1) / o.nvl->domains;
+      // In 64 bits: NCCL's count is any int, and nodes + INT_MAX overflows.
+      const auto per =
+          static_cast<int32_t>((int64_t{g.nodes} + o.nvl->domains - 1) / o.nvl->domains);
       for (int32_t i = 0; i < g.nodes; ++i) g.domain[static_cast<size_t>(i)] = i / per;
     } else {
       for (int32_t i = 0; i < g.nodes; ++i)

@@ -402,6 +402,9 @@ class MeasuredTableHash final : public HashModel {
 namespace detail {
 
 // Strict unsigned decimal or 0x-hex; nullopt on anything else or above `max`.
+// Any number of leading zeros: the running value, not the digit count, is
+// bounded; it stays <= max (< 2^59 for every caller), so v * 16 + 15 cannot
+// overflow.
 [[nodiscard]] inline std::optional<int64_t> parse_table_number(std::string_view s,
                                                                int64_t max) noexcept {
   int base = 10;
@@ -409,7 +412,7 @@ namespace detail {
     base = 16;
     s.remove_prefix(2);
   }
-  if (s.empty() || s.size() > 18) return std::nullopt;
+  if (s.empty()) return std::nullopt;
   int64_t v = 0;
   for (char c : s) {
     int d = -1;

@@ -246,7 +246,24 @@ namespace detail {
       return "ok";
     case ShapeProblem::kOutOfRange: {
       const std::string_view key = detail::out_of_range_field(s);
-      return str_cat(key, ": value out of range (parse_cluster() lists the valid ranges)");
+      // The value too: a hand-built ClusterSpec (no parse_cluster() in between)
+      // lands here, and its author needs to see what the field held.
+      std::string value;
+      if (key == "hosts") value = str_cat(s.hosts);
+      if (key == "gpus_per_host") value = str_cat(s.gpus_per_host);
+      if (key == "nics_per_host") value = str_cat(s.nics_per_host);
+      if (key == "nic_gbps") value = str_cat(s.nic_gbps);
+      if (key == "hosts_per_su") value = str_cat(s.hosts_per_su);
+      if (key == "switch_radix") value = str_cat(s.switch_radix);
+      if (key == "oversub") value = ratio(s.oversub);
+      if (key == "tiers") value = str_cat(s.tiers);
+      if (key == "sus_per_pod") value = str_cat(s.sus_per_pod);
+      if (key == "pod_oversub") value = ratio(s.pod_oversub);
+      if (key == "scale_up") value = str_cat(s.scale_up);
+      if (key == "nvlink_gbps") value = str_cat(s.nvlink_gbps);
+      if (key == "planes") value = str_cat(s.planes);
+      return str_cat(key, "=", value,
+                     ": value out of range (parse_cluster() lists the valid ranges)");
     }
     case ShapeProblem::kSinglePod:
       return str_cat("sus_per_pod=", s.sus_per_pod, ": covers all ", c.sus,
