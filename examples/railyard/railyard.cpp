@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -38,6 +39,7 @@
 #include <railyard/railyard.hpp>
 #include <span>
 #include <sstream>
+#include <system_error>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -574,6 +576,17 @@ struct Source {
   std::string origin;                                // the flag it came from, for messages
 };
 
+// --master-port and --cores-per-rank, for every launcher file (export and plan).
+absl::Status check_launch_options(const railyard::io::LaunchOptions& options) {
+  if (options.master_port < 1 || options.master_port > 65535)
+    return usage_error(
+        railyard::str_cat("--master-port=", options.master_port, ": must be in [1, 65535]"));
+  if (options.cores_per_rank < 1 || options.cores_per_rank > 4096)
+    return usage_error(
+        railyard::str_cat("--cores-per-rank=", options.cores_per_rank, ": must be in [1, 4096]"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> read_file(std::string_view flag, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return usage_error(railyard::str_cat("--", flag, "=", path, ": cannot open the file"));
@@ -605,8 +618,8 @@ absl::StatusOr<Source> load_source(const Invocation& inv) {
                                         absl::GetFlag(FLAGS_leaf_up_gbps),
                                         absl::GetFlag(FLAGS_spine_up_gbps)};
   for (auto [flag, value] :
-       {std::pair{"host_gbps", speeds.host_gbps}, std::pair{"leaf_up_gbps", speeds.leaf_up_gbps},
-        std::pair{"spine_up_gbps", speeds.spine_up_gbps}})
+       {std::pair{"host-gbps", speeds.host_gbps}, std::pair{"leaf-up-gbps", speeds.leaf_up_gbps},
+        std::pair{"spine-up-gbps", speeds.spine_up_gbps}})
     if (!(value > 0) || value > 1e7)
       return usage_error(railyard::str_cat("--", flag, "=", value, ": must be a positive Gb/s"));
   const std::string_view flag = conf.empty() ? "topology-csv" : "topology-conf";
@@ -691,6 +704,7 @@ Outcome run_launcher_export(const railyard::topology::ClusterDescriptor<>& d,
   railyard::io::LaunchOptions options;
   options.master_port = absl::GetFlag(FLAGS_master_port);
   options.cores_per_rank = absl::GetFlag(FLAGS_cores_per_rank);
+  if (absl::Status s = check_launch_options(options); !s.ok()) return s;
   auto out = railyard::io::launcher_file(format, job->chosen(), namer->names(d), options);
   if (!out.ok())
     return usage_error(railyard::str_cat("--format=", format, ": ", view(out.status().message())));
@@ -851,7 +865,8 @@ absl::StatusOr<std::unique_ptr<railyard::routing::HashModel>> make_hash_model(
   if (name == "random") return std::make_unique<UniformRandomHash>(seed);
   if (name.rfind("table:", 0) == 0) {
     auto text = read_file("hash", name.substr(6));
-    if (!text.ok()) return text.status();
+    if (!text.ok())
+      return usage_error(railyard::str_cat("--hash=", name, ": cannot open the file"));
     auto table = MeasuredTableHash::parse(*text, seed32);
     if (!table.ok())
       return usage_error(railyard::str_cat("--hash=", name, ": ", view(table.status().message())));
@@ -1270,16 +1285,20 @@ Outcome run_cc(const Invocation& inv) {
     double start = 1.0;
     if (flag_used(inv, "start_rate")) {
       const std::string text = absl::GetFlag(FLAGS_start_rate);
-      // A decimal fraction or "a/b" (e.g. 1/64).
-      char* end = nullptr;
-      start = std::strtod(text.c_str(), &end);
-      if (end != nullptr && *end == '/') {
-        char* den_end = nullptr;
-        const double den = std::strtod(end + 1, &den_end);
-        end = den_end;
-        start = den > 0 ? start / den : -1;
-      }
-      if (text.empty() || end == nullptr || *end != '\0' || !(start > 0 && start <= 1))
+      // A decimal fraction or "a/b" (e.g. 1/64). from_chars, unlike strtod,
+      // takes neither leading spaces nor hexadecimal floats.
+      const auto decimal = [](std::string_view part, double& value) {
+        const char* last = part.data() + part.size();
+        auto [ptr, ec] = std::from_chars(part.data(), last, value, std::chars_format::fixed);
+        return !part.empty() && ec == std::errc() && ptr == last;
+      };
+      const size_t slash = text.find('/');
+      double den = 1.0;
+      const bool parsed =
+          decimal(std::string_view(text).substr(0, slash), start) &&
+          (slash == std::string::npos || decimal(std::string_view(text).substr(slash + 1), den));
+      start = parsed && den > 0 ? start / den : -1;
+      if (!(start > 0 && start <= 1))
         return usage_error(railyard::str_cat("--start-rate=", text,
                                              ": must be a fraction of line rate in (0, 1]"));
     } else if (kind && *kind == railyard::collective::Collective::kAllToAll && in.incast > 1) {
@@ -1416,10 +1435,7 @@ Outcome run_plan(const Invocation& inv) {
     if (absl::Status s = namer->check(d); !s.ok())
       return usage_error(railyard::str_cat("--node-pattern: ", view(s.message())));
   }
-  if (const int32_t port = files_options.launch.master_port; port < 1 || port > 65535)
-    return usage_error(railyard::str_cat("--master-port=", port, ": must be in [1, 65535]"));
-  if (const int32_t c = files_options.launch.cores_per_rank; c < 1 || c > 4096)
-    return usage_error(railyard::str_cat("--cores-per-rank=", c, ": must be in [1, 4096]"));
+  if (absl::Status s = check_launch_options(files_options.launch); !s.ok()) return s;
   // Create the directory now: an unwritable --out fails before the long part.
   if (out_given)
     if (absl::Status s = railyard::io::write_plan_files(out_dir, {}); !s.ok())
