@@ -3,8 +3,11 @@
 #
 #   bash cmake/quickstart.sh main   build the CLI (Release, build/) and run the main job
 #   bash cmake/quickstart.sh test   build everything with warnings as errors (build/),
-#                                   run the test suite, then build and test again under
-#                                   ASan+UBSan (build-asan/)
+#                                   run the test suite, build and test again under
+#                                   ASan+UBSan (build-asan/), run the path advisor's
+#                                   concurrency tests under TSan (build-tsan/), then fuzz every input
+#                                   boundary for a bounded time with clang's libFuzzer
+#                                   (build-fuzz/, cmake/fuzz.sh)
 #
 # Missing Debian packages are installed when running as root; otherwise the
 # script names them and stops. In test mode, as root, it also tries to install
@@ -17,7 +20,10 @@ set -euo pipefail
 RAILYARD_MAIN_JOB="plan"
 
 readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev librange-v3-dev)
-readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev)
+# clang and its runtime (libFuzzer, sanitizers) for the fuzzing pass.
+readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
+# Seconds each fuzz target runs in the test pass (cmake/fuzz.sh runs two at a time).
+RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
 # Optional: slurmctld, scontrol and munged for tests/slurm.
 readonly SLURM_TEST_PACKAGES=(slurmctld slurm-client munge)
 
@@ -133,10 +139,11 @@ fi
 summary=()
 failed=0
 
-# run_pass <name> <build-dir> <ctest args> -- <cmake configure args...>
+# run_pass <name> <build-dir> <ctest args> <build targets> -- <cmake configure args...>
+# (empty build targets: everything)
 run_pass() {
-  local name="$1" dir="$2" ctest_extra="$3"
-  shift 4
+  local name="$1" dir="$2" ctest_extra="$3" targets="$4"
+  shift 5
   local log="${dir}/quickstart-ctest.log"
   echo
   echo "=== ${name}: configure and build in ${dir}/"
@@ -145,7 +152,9 @@ run_pass() {
     failed=1
     return 0
   fi
-  if ! cmake --build "${dir}" -j "${jobs}"; then
+  local target_args=()
+  for target in ${targets}; do target_args+=(--target "${target}"); done
+  if ! cmake --build "${dir}" -j "${jobs}" "${target_args[@]}"; then
     summary+=("${name}: build FAILED")
     failed=1
     return 0
@@ -163,7 +172,7 @@ run_pass() {
   fi
 }
 
-run_pass "warnings-as-errors" build "" -- \
+run_pass "warnings-as-errors" build "" "" -- \
   -DCMAKE_BUILD_TYPE=Release \
   -DRAILYARD_BUILD_TESTS=ON \
   -DRAILYARD_BUILD_EXAMPLES=ON \
@@ -173,13 +182,41 @@ run_pass "warnings-as-errors" build "" -- \
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-run_pass "asan+ubsan" build-asan "-LE packaging" -- \
+run_pass "asan+ubsan" build-asan "-LE packaging" "" -- \
   -DCMAKE_BUILD_TYPE=Debug \
   -DRAILYARD_BUILD_TESTS=ON \
   -DRAILYARD_BUILD_EXAMPLES=ON \
   -DRAILYARD_BUILD_BENCH=OFF \
   -DRAILYARD_WERROR=ON \
   -DRAILYARD_SANITIZE=ON
+
+# ThreadSanitizer on what runs concurrently: the path advisor (lock-free lookups
+# while connects publish) and its C API's per-thread errors.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+run_pass "tsan (path advisor)" build-tsan "-R ^advisor" railyard_tests -- \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DRAILYARD_BUILD_TESTS=ON \
+  -DRAILYARD_BUILD_EXAMPLES=OFF \
+  -DRAILYARD_BUILD_BENCH=OFF \
+  -DRAILYARD_WERROR=ON \
+  -DRAILYARD_SANITIZE=OFF \
+  -DRAILYARD_TSAN=ON \
+  "-DRAILYARD_TEST_ONLY=plugin/advisor_test"
+
+echo
+echo "=== fuzz: every target ${RAILYARD_CI_FUZZ_SECONDS} s (clang, libFuzzer, ASan+UBSan) in build-fuzz/"
+mkdir -p build-fuzz
+fuzz_log="build-fuzz/quickstart-fuzz.log"
+if RAILYARD_FUZZ_DIR="${repo_root}/build-fuzz" bash cmake/fuzz.sh "${RAILYARD_CI_FUZZ_SECONDS}" 2>&1 |
+  tee "${fuzz_log}"; then
+  summary+=("fuzz: $(grep -cE ' ok$' "${fuzz_log}" || true) targets ran ${RAILYARD_CI_FUZZ_SECONDS} s each without a finding")
+else
+  summary+=("fuzz: FAILED")
+  while IFS= read -r line; do
+    summary+=("    ${line}")
+  done < <(grep -E 'FAILED \(exit' "${fuzz_log}" || true)
+  failed=1
+fi
 
 echo
 echo "=== railyard test summary"
