@@ -147,7 +147,10 @@ std::vector<Flow> full_ring_step(const railyard::topology::ClusterDescriptor<>& 
   return out;
 }
 
-void BM_Assign_RingStepLadder(benchmark::State& state) {
+// Times `route(cluster, flows)` on the ring step over every GPU of the ladder
+// cluster with state.range(0) GPUs.
+template <class Route>
+void run_ladder_step(benchmark::State& state, Route route) {
   std::string error;
   const auto* c = ladder_cluster(state.range(0), &error);
   if (c == nullptr) {
@@ -156,12 +159,18 @@ void BM_Assign_RingStepLadder(benchmark::State& state) {
   }
   const std::vector<Flow> flows = full_ring_step(c->descriptor);
   for (auto _ : state) {
-    auto plan = railyard::routing::assign_paths(c->descriptor, c->fabric, flows, nullptr,
-                                                {.exact_search_limit = 0});
-    benchmark::DoNotOptimize(plan);
+    auto routes = route(*c, flows);
+    benchmark::DoNotOptimize(routes);
   }
   state.counters["flows"] = static_cast<double>(flows.size());
   state.SetComplexityN(state.range(0));
+}
+
+void BM_Assign_RingStepLadder(benchmark::State& state) {
+  run_ladder_step(state, [](const railyard::topology::Cluster& c, const std::vector<Flow>& flows) {
+    return railyard::routing::assign_paths(c.descriptor, c.fabric, flows, nullptr,
+                                           {.exact_search_limit = 0});
+  });
 }
 BENCHMARK(BM_Assign_RingStepLadder)
     ->Arg(64)
@@ -172,20 +181,11 @@ BENCHMARK(BM_Assign_RingStepLadder)
     ->Complexity();
 
 void BM_Assign_EcmpLadder(benchmark::State& state) {
-  std::string error;
-  const auto* c = ladder_cluster(state.range(0), &error);
-  if (c == nullptr) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  const std::vector<Flow> flows = full_ring_step(c->descriptor);
   railyard::routing::UniformRandomHash hash(1);
-  for (auto _ : state) {
-    auto routes = railyard::routing::ecmp_paths(c->descriptor, c->fabric, flows, hash);
-    benchmark::DoNotOptimize(routes);
-  }
-  state.counters["flows"] = static_cast<double>(flows.size());
-  state.SetComplexityN(state.range(0));
+  run_ladder_step(state, [&hash](const railyard::topology::Cluster& c,
+                                 const std::vector<Flow>& flows) {
+    return railyard::routing::ecmp_paths(c.descriptor, c.fabric, flows, hash);
+  });
 }
 BENCHMARK(BM_Assign_EcmpLadder)
     ->Arg(64)

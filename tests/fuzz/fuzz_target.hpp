@@ -20,10 +20,15 @@
 // NUL-terminated, possibly containing NULs and invalid UTF-8).
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace railyard::fuzz {
 
@@ -59,6 +64,30 @@ struct Registration {
                condition, what[0] != '\0' ? " -- " : "", what);
   std::fflush(stderr);
   std::abort();
+}
+
+// Inputs longer than this only slow the fuzzer down: no grammar railyard reads
+// needs them to reach any of its states. Targets return early above it.
+inline constexpr size_t kMaxInput = 4096;
+
+// A status message as a std::string (Debian's Abseil has its own string_view).
+inline std::string message(const absl::Status& s) { return std::string(s.message()); }
+
+inline bool contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+// A decimal integer exactly as the grammars write it (digits only, leading
+// zeros allowed), or nullopt, also when it does not fit an int64: the targets'
+// own reading of a number, independent of the parsers under test.
+inline std::optional<int64_t> decimal(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  int64_t v = 0;
+  for (char c : text)
+    if (c < '0' || c > '9' || __builtin_mul_overflow(v, int64_t{10}, &v) ||
+        __builtin_add_overflow(v, int64_t{c - '0'}, &v))
+      return std::nullopt;
+  return v;
 }
 
 }  // namespace railyard::fuzz

@@ -31,12 +31,12 @@
 
 namespace {
 
+using railyard::fuzz::kMaxInput;
+
 namespace io = railyard::io;
 namespace routing = railyard::routing;
 using railyard::str_cat;
 
-// Longer inputs only slow the fuzzer down; the importers have no length limit.
-constexpr size_t kMaxInput = 4096;
 // Trees up to this many hosts also get a Fabric built and mapped back.
 constexpr size_t kMaxFabricHosts = 4096;
 // Files whose hostlists could expand to more names than this are skipped.

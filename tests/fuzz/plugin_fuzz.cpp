@@ -41,12 +41,13 @@
 
 namespace {
 
+using railyard::fuzz::kMaxInput;
+
 namespace rp = railyard::plugin;
 namespace nccl = railyard::plugin::nccl;
 namespace topology = railyard::topology;
 using railyard::str_cat;
 
-constexpr size_t kMaxInput = 4096;
 // Clusters above this many GPUs are skipped: the advisor materializes the
 // fabric and the tuner walks every node of the communicator.
 constexpr int64_t kMaxGpus = 4096;

@@ -36,6 +36,11 @@
 
 namespace {
 
+using railyard::fuzz::contains;
+using railyard::fuzz::decimal;
+using railyard::fuzz::kMaxInput;
+using railyard::fuzz::message;
+
 using railyard::HostId;
 using railyard::NicIndex;
 using railyard::NicPort;
@@ -46,25 +51,7 @@ using railyard::topology::ClosShape;
 using railyard::topology::ClusterDescriptor;
 using railyard::topology::ClusterSpec;
 
-// Longer inputs only slow the fuzzer down; no grammar here needs them.
-constexpr size_t kMaxInput = 4096;
 
-std::string message(const absl::Status& s) { return std::string(s.message()); }
-bool contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
-}
-
-// A decimal integer exactly as the grammar writes it (digits only, leading
-// zeros allowed), or nullopt, also when it does not fit an int64.
-std::optional<int64_t> decimal(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  int64_t v = 0;
-  for (char c : text)
-    if (c < '0' || c > '9' || __builtin_mul_overflow(v, int64_t{10}, &v) ||
-        __builtin_add_overflow(v, int64_t{c - '0'}, &v))
-      return std::nullopt;
-  return v;
-}
 
 // A deterministic stream of numbers derived from the input (FNV-1a, then an LCG):
 // samples the same port pairs every time the same input runs.

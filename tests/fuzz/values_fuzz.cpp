@@ -13,8 +13,8 @@
 
 namespace {
 
-// Inputs this long only make the fuzzer slower; the parsers have no length limit.
-constexpr size_t kMaxInput = 4096;
+using railyard::fuzz::kMaxInput;
+
 
 // A rejected value must say so: a non-OK status whose message quotes the field.
 void check_rejection(const absl::Status& status, std::string_view field) {
