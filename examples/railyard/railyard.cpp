@@ -35,6 +35,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <railyard/railyard.hpp>
 #include <span>
@@ -1673,6 +1674,12 @@ int main(int argc, char** argv) {
     std::vector<std::string_view> args;
     for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
     return run(args);
+  } catch (const std::bad_alloc&) {
+    // A valid but enormous cluster (2^20 hosts of 64 GPUs) or job outgrows
+    // memory while its fabric or traffic is built: an input the machine cannot
+    // hold, reported as such rather than as an internal error.
+    return fail(2, "out of memory: this cluster or job is too large to build on this machine "
+                   "(try a smaller --cluster, --hosts or --job)");
   } catch (const std::exception& e) {
     return fail(1, railyard::str_cat("internal error: ", e.what()));
   } catch (...) {

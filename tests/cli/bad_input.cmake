@@ -253,7 +253,7 @@ railyard_cli_error_test(
   STDERR_REGEX "^railyard: --collective=all_reduce: unknown collective")
 railyard_cli_error_test(
   NAME bad_input.simulate_bytes_fraction ARGS simulate --collective allreduce --bytes 1.5GiB --job tp=8
-  STDERR_REGEX "^railyard: --bytes=1\\.5GiB: ")
+  STDERR_REGEX "^railyard: --bytes=1\\.5GiB: fractions are not accepted")
 railyard_cli_error_test(
   NAME bad_input.simulate_algorithm_case
   ARGS simulate --collective allreduce --bytes 1GiB --job tp=8 --algorithm=Ring

@@ -174,6 +174,9 @@ struct Ratio {
       return invalid_field(field, text, "size is too large");
     return number * unit.scale;
   }
+  if (text[digits] == '.')
+    return invalid_field(field, text,
+                         "fractions are not accepted; use a smaller unit (1536MiB, not 1.5GiB)");
   return invalid_field(field, text,
                        str_cat("unknown size suffix '", text.substr(digits),
                                "'; use B, KiB, MiB, GiB, TiB or K, M, G, T"));
