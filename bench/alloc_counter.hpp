@@ -23,6 +23,7 @@
 // may include it.
 #pragma once
 
+#include <benchmark/benchmark.h>
 #include <malloc.h>
 
 #include <atomic>
@@ -91,6 +92,14 @@ inline void reset_peak() {
 }
 
 inline constexpr double kBytesPerMb = 1024.0 * 1024.0;
+
+// Sets counter allocs_per_iter: heap allocations since `before` per iteration
+// of the timed loop (0 proves a hot path allocates nothing).
+inline void report_allocations(benchmark::State& state, const AllocSnapshot& before) {
+  const AllocSnapshot after = alloc_snapshot();
+  state.counters["allocs_per_iter"] = static_cast<double>(after.allocations - before.allocations) /
+                                      static_cast<double>(state.iterations());
+}
 
 }  // namespace railyard::bench
 

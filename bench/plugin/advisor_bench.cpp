@@ -49,11 +49,7 @@ using railyard::plugin::AdvisorOptions;
 using railyard::plugin::PathAdvisor;
 using railyard::routing::ConnectionId;
 
-void report_allocations(benchmark::State& state, const AllocSnapshot& before) {
-  const AllocSnapshot after = alloc_snapshot();
-  state.counters["allocs_per_iter"] = static_cast<double>(after.allocations - before.allocations) /
-                                      static_cast<double>(state.iterations());
-}
+using railyard::bench::report_allocations;
 
 std::unique_ptr<PathAdvisor> make_advisor(const std::string& cluster) {
   AdvisorOptions o;

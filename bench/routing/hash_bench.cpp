@@ -83,11 +83,7 @@ struct ModelOf<Measured> {
   static type make() { return measured_table(); }
 };
 
-void report_allocations(benchmark::State& state, const AllocSnapshot& before) {
-  const AllocSnapshot after = alloc_snapshot();
-  state.counters["allocs_per_iter"] = static_cast<double>(after.allocations - before.allocations) /
-                                      static_cast<double>(state.iterations());
-}
+using railyard::bench::report_allocations;
 
 template <class Tag>
 void BM_Hash_Pick(benchmark::State& state) {

@@ -40,11 +40,7 @@ using railyard::routing::Crc5TupleHash;
 using railyard::routing::SprayPlan;
 using railyard::routing::SprayTable;
 
-void report_allocations(benchmark::State& state, const AllocSnapshot& before) {
-  const AllocSnapshot after = alloc_snapshot();
-  state.counters["allocs_per_iter"] = static_cast<double>(after.allocations - before.allocations) /
-                                      static_cast<double>(state.iterations());
-}
+using railyard::bench::report_allocations;
 
 // Args {connections (a power of two, multiple of 1024), qps}.
 void BM_Spray_SourcePort(benchmark::State& state) {

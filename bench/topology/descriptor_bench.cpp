@@ -63,11 +63,7 @@ struct Fixture {
   bool ok = false;
 };
 
-void report_allocations(benchmark::State& state, const AllocSnapshot& before) {
-  const AllocSnapshot after = alloc_snapshot();
-  state.counters["allocs_per_iter"] = static_cast<double>(after.allocations - before.allocations) /
-                                      static_cast<double>(state.iterations());
-}
+using railyard::bench::report_allocations;
 
 template <class E>
 void BM_Descriptor_LeafOf(benchmark::State& state) {
