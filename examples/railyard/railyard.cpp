@@ -110,7 +110,7 @@ ABSL_FLAG(bool, nccl_rail_plane, true,
           "nccl-xml: write rail= and plane= on each <net> (NCCL >= 2.30; they must match "
           "NCCL_IB_HCA name:port:rail:plane, or NCCL refuses the file). Example: "
           "--nonccl-rail-plane");
-ABSL_FLAG(std::string, node_pattern, std::string(railyard::io::kDefaultNodePattern),
+ABSL_FLAG(std::string, node_pattern, std::string(railyard::topology::kDefaultNodePattern),
           "slurm-*, k8s-*, csv, launcher formats, plan --out: host names from a pattern with "
           "{host}, {su}, {pod}, {slot} (host in its SU) and {domain}; {x:0N} zero-pads to at least "
           "N digits (more when "
@@ -572,13 +572,13 @@ absl::Status no_positional_args(const Invocation& inv) {
 // Fabric read from --topology-conf / --topology-csv.
 struct Source {
   std::optional<railyard::topology::ClusterDescriptor<>> descriptor;
-  std::optional<railyard::io::SwitchTree> tree;      // imported files only
+  std::optional<railyard::topology::SwitchTree> tree;      // imported files only
   std::optional<railyard::topology::Fabric> fabric;  // imported files only
   std::string origin;                                // the flag it came from, for messages
 };
 
 // --master-port and --cores-per-rank, for every launcher file (export and plan).
-absl::Status check_launch_options(const railyard::io::LaunchOptions& options) {
+absl::Status check_launch_options(const railyard::exports::LaunchOptions& options) {
   if (options.master_port < 1 || options.master_port > 65535)
     return usage_error(
         railyard::str_cat("--master-port=", options.master_port, ": must be in [1, 65535]"));
@@ -615,7 +615,7 @@ absl::StatusOr<Source> load_source(const Invocation& inv) {
     src.descriptor = *desc;
     return src;
   }
-  const railyard::io::LinkSpeeds speeds{absl::GetFlag(FLAGS_host_gbps),
+  const railyard::topology::LinkSpeeds speeds{absl::GetFlag(FLAGS_host_gbps),
                                         absl::GetFlag(FLAGS_leaf_up_gbps),
                                         absl::GetFlag(FLAGS_spine_up_gbps)};
   for (auto [flag, value] :
@@ -627,11 +627,11 @@ absl::StatusOr<Source> load_source(const Invocation& inv) {
   src.origin = railyard::str_cat("--", flag, "=", conf.empty() ? csv : conf);
   auto text = read_file(flag, conf.empty() ? csv : conf);
   if (!text.ok()) return text.status();
-  auto tree = conf.empty() ? railyard::io::csv_topology_from_text(*text)
-                           : railyard::io::slurm_topology_from_conf(*text);
+  auto tree = conf.empty() ? railyard::topology::csv_topology_from_text(*text)
+                           : railyard::topology::slurm_topology_from_conf(*text);
   if (!tree.ok())
     return usage_error(railyard::str_cat(src.origin, ": ", view(tree.status().message())));
-  auto fabric = railyard::io::fabric_from_tree(*tree, speeds);
+  auto fabric = railyard::topology::fabric_from_tree(*tree, speeds);
   if (!fabric.ok())
     return usage_error(railyard::str_cat(src.origin, ": ", view(fabric.status().message())));
   src.tree = std::move(*tree);
@@ -645,10 +645,10 @@ Outcome run_describe(const Invocation& inv) {
   if (!src.ok()) return src.status();
   const bool json = absl::GetFlag(FLAGS_json);
   if (src->descriptor)
-    return json ? railyard::io::inventory_json(*src->descriptor, 2)
-                : railyard::io::inventory_text(*src->descriptor);
-  return json ? railyard::io::fabric_inventory_json(*src->fabric, 2)
-              : railyard::io::fabric_inventory_text(*src->fabric);
+    return json ? railyard::report::inventory_json(*src->descriptor, 2)
+                : railyard::report::inventory_text(*src->descriptor);
+  return json ? railyard::report::fabric_inventory_json(*src->fabric, 2)
+              : railyard::report::fabric_inventory_text(*src->fabric);
 }
 
 std::vector<std::string> comma_list(const std::string& text) {
@@ -697,16 +697,16 @@ Outcome run_launcher_export(const railyard::topology::ClusterDescriptor<>& d,
                             const std::string& format) {
   auto job = load_job(d, "export");
   if (!job.ok()) return job.status();
-  auto namer = railyard::io::NodeNamer::parse(absl::GetFlag(FLAGS_node_pattern));
+  auto namer = railyard::topology::NodeNamer::parse(absl::GetFlag(FLAGS_node_pattern));
   if (!namer.ok())
     return usage_error(railyard::str_cat("--node-pattern: ", view(namer.status().message())));
   if (absl::Status s = namer->check(d); !s.ok())
     return usage_error(railyard::str_cat("--node-pattern: ", view(s.message())));
-  railyard::io::LaunchOptions options;
+  railyard::exports::LaunchOptions options;
   options.master_port = absl::GetFlag(FLAGS_master_port);
   options.cores_per_rank = absl::GetFlag(FLAGS_cores_per_rank);
   if (absl::Status s = check_launch_options(options); !s.ok()) return s;
-  auto out = railyard::io::launcher_file(format, job->chosen(), namer->names(d), options);
+  auto out = railyard::exports::launcher_file(format, job->chosen(), namer->names(d), options);
   if (!out.ok())
     return usage_error(railyard::str_cat("--format=", format, ": ", view(out.status().message())));
   return *out;
@@ -724,8 +724,8 @@ Outcome run_export(const Invocation& inv) {
                                                  "slurm-yaml", "k8s-labels", "k8s-label-script",
                                                  "csv"};
   const bool launcher =
-      std::find(railyard::io::kLauncherFormats.begin(), railyard::io::kLauncherFormats.end(),
-                format) != railyard::io::kLauncherFormats.end();
+      std::find(railyard::exports::kLauncherFormats.begin(), railyard::exports::kLauncherFormats.end(),
+                format) != railyard::exports::kLauncherFormats.end();
   if (!launcher && std::find(known.begin(), known.end(), format) == known.end())
     return usage_error(
         railyard::str_cat("--format=", format, ": unknown format (one of ", kFormats, ")"));
@@ -743,44 +743,44 @@ Outcome run_export(const Invocation& inv) {
   if (launcher) return run_launcher_export(*src->descriptor, format);
 
   if (format == "nccl-xml") {
-    railyard::io::NcclXmlOptions options;
+    railyard::exports::NcclXmlOptions options;
     options.host = absl::GetFlag(FLAGS_host);
     options.vm = absl::GetFlag(FLAGS_vm);
     options.rail_plane = absl::GetFlag(FLAGS_nccl_rail_plane);
     options.gpu_busids = comma_list(absl::GetFlag(FLAGS_gpu_busids));
     options.nic_busids = comma_list(absl::GetFlag(FLAGS_nic_busids));
-    auto xml = railyard::io::nccl_topology_xml(*src->descriptor, options);
+    auto xml = railyard::exports::nccl_topology_xml(*src->descriptor, options);
     if (!xml.ok()) return with_prefix("--format=nccl-xml", xml.status());
     return *xml;
   }
 
   // The scheduler formats work on the switch tree: from the spec with host names
   // from --node-pattern, or as read from the file.
-  railyard::io::SwitchTree tree;
+  railyard::topology::SwitchTree tree;
   if (src->descriptor) {
-    auto namer = railyard::io::NodeNamer::parse(absl::GetFlag(FLAGS_node_pattern));
+    auto namer = railyard::topology::NodeNamer::parse(absl::GetFlag(FLAGS_node_pattern));
     if (!namer.ok()) return with_prefix("--node-pattern", namer.status());
-    auto built = railyard::io::switch_tree(*src->descriptor, *namer);
+    auto built = railyard::topology::switch_tree(*src->descriptor, *namer);
     if (!built.ok()) return with_prefix("--node-pattern", built.status());
     tree = std::move(*built);
   } else {
     tree = *src->tree;
   }
-  if (format == "slurm-tree") return railyard::io::slurm_topology_conf(tree);
-  if (format == "slurm-block") return railyard::io::slurm_block_conf(tree, *src->descriptor);
-  if (format == "slurm-yaml") return railyard::io::slurm_topology_yaml(tree, *src->descriptor);
+  if (format == "slurm-tree") return railyard::exports::slurm_topology_conf(tree);
+  if (format == "slurm-block") return railyard::exports::slurm_block_conf(tree, *src->descriptor);
+  if (format == "slurm-yaml") return railyard::exports::slurm_topology_yaml(tree, *src->descriptor);
   if (format == "csv") {
-    auto csv = railyard::io::csv_topology_from_tree(tree);
+    auto csv = railyard::exports::csv_topology_from_tree(tree);
     if (!csv.ok()) return with_prefix("--format=csv", csv.status());
     return *csv;
   }
-  railyard::io::K8sLabelOptions options;
+  railyard::exports::K8sLabelOptions options;
   options.legacy_labels = absl::GetFlag(FLAGS_legacy_labels);
   const std::vector<std::string> domains = src->descriptor
-                                               ? railyard::io::nvlink_domain_names(*src->descriptor)
+                                               ? railyard::exports::nvlink_domain_names(*src->descriptor)
                                                : std::vector<std::string>{};
-  auto out = format == "k8s-labels" ? railyard::io::k8s_labels_yaml(tree, domains, options)
-                                    : railyard::io::k8s_label_script(tree, domains, options);
+  auto out = format == "k8s-labels" ? railyard::exports::k8s_labels_yaml(tree, domains, options)
+                                    : railyard::exports::k8s_label_script(tree, domains, options);
   if (!out.ok()) return with_prefix(railyard::str_cat("--format=", format), out.status());
   return *out;
 }
@@ -792,8 +792,8 @@ Outcome run_order(const Invocation& inv) {
   const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
   auto job = load_job(d, "order");
   if (!job.ok()) return job.status();
-  return absl::GetFlag(FLAGS_json) ? railyard::io::order_json(d, job->chosen(), job->naive)
-                                   : railyard::io::order_text(d, job->chosen(), job->naive);
+  return absl::GetFlag(FLAGS_json) ? railyard::report::order_json(d, job->chosen(), job->naive)
+                                   : railyard::report::order_text(d, job->chosen(), job->naive);
 }
 
 Outcome run_place(const Invocation& inv) {
@@ -811,8 +811,8 @@ Outcome run_place(const Invocation& inv) {
   auto placed = railyard::placement::place_jobs(*src->descriptor, jobs, options);
   if (!placed.ok())
     return usage_error(railyard::str_cat("--jobs: ", view(placed.status().message())));
-  return absl::GetFlag(FLAGS_json) ? railyard::io::place_json(*placed)
-                                   : railyard::io::place_text(*src->descriptor, *placed);
+  return absl::GetFlag(FLAGS_json) ? railyard::report::place_json(*placed)
+                                   : railyard::report::place_text(*src->descriptor, *placed);
 }
 
 Outcome run_replay(const Invocation& inv) {
@@ -831,7 +831,7 @@ Outcome run_replay(const Invocation& inv) {
       railyard::placement::replay_policies(*src->descriptor, *trace, absl::GetFlag(FLAGS_seed));
   if (!reports.ok())
     return usage_error(railyard::str_cat("--trace=", path, ": ", view(reports.status().message())));
-  return absl::GetFlag(FLAGS_json) ? railyard::io::replay_json(*reports)
+  return absl::GetFlag(FLAGS_json) ? railyard::report::replay_json(*reports)
                                    : railyard::placement::format_replay_reports(*reports);
 }
 
@@ -891,13 +891,13 @@ Outcome run_spray(const Invocation& inv) {
   const railyard::topology::Fabric fabric = railyard::topology::materialize(d);
   railyard::topology::FailureOverlay overlay(fabric);
   if (const std::string down = absl::GetFlag(FLAGS_down); !down.empty())
-    if (absl::Status s = railyard::io::apply_failures(fabric, down, overlay); !s.ok())
+    if (absl::Status s = railyard::topology::apply_failures(fabric, down, overlay); !s.ok())
       return usage_error(railyard::str_cat("--", view(s.message())));
   auto plan = railyard::routing::plan_connection(d, fabric, *from, *to, absl::GetFlag(FLAGS_qps),
                                                  **model, &overlay);
   if (!plan.ok()) return usage_error(railyard::str_cat("spray: ", view(plan.status().message())));
-  return absl::GetFlag(FLAGS_json) ? railyard::io::spray_json(fabric, *plan)
-                                   : railyard::io::spray_text(fabric, *plan);
+  return absl::GetFlag(FLAGS_json) ? railyard::report::spray_json(fabric, *plan)
+                                   : railyard::report::spray_text(fabric, *plan);
 }
 
 // --collective NAME.
@@ -1033,7 +1033,7 @@ Outcome run_simulate(const Invocation& inv) {
   railyard::topology::FailureOverlay overlay(cluster.fabric);
   const std::string down = absl::GetFlag(FLAGS_down);
   if (!down.empty())
-    if (absl::Status s = railyard::io::apply_failures(cluster.fabric, down, overlay); !s.ok())
+    if (absl::Status s = railyard::topology::apply_failures(cluster.fabric, down, overlay); !s.ok())
       return usage_error(railyard::str_cat("--", view(s.message())));
 
   railyard::sim::CollectiveSimOptions options;
@@ -1053,9 +1053,9 @@ Outcome run_simulate(const Invocation& inv) {
                           down);
 
   if (!svg_path.empty()) {
-    railyard::io::HeatmapOptions heatmap;
-    heatmap.title = railyard::str_cat(railyard::io::simulate_title(*report), ", link utilization");
-    auto svg = railyard::io::heatmap_svg(cluster.fabric, report->link_utilization, heatmap);
+    railyard::report::HeatmapOptions heatmap;
+    heatmap.title = railyard::str_cat(railyard::report::simulate_title(*report), ", link utilization");
+    auto svg = railyard::report::heatmap_svg(cluster.fabric, report->link_utilization, heatmap);
     if (!svg.ok())
       return absl::InternalError(
           railyard::str_cat("--svg=", svg_path, ": ", view(svg.status().message())));
@@ -1064,8 +1064,8 @@ Outcome run_simulate(const Invocation& inv) {
     out.close();
     if (!out) return usage_error(railyard::str_cat("--svg=", svg_path, ": cannot write the file"));
   }
-  return absl::GetFlag(FLAGS_json) ? railyard::io::simulate_json(cluster.fabric, *report)
-                                   : railyard::io::simulate_text(cluster.fabric, *report);
+  return absl::GetFlag(FLAGS_json) ? railyard::report::simulate_json(cluster.fabric, *report)
+                                   : railyard::report::simulate_text(cluster.fabric, *report);
 }
 
 // ---------------------------------------------------------------------------
@@ -1237,7 +1237,7 @@ Outcome run_cc(const Invocation& inv) {
   if (!src.ok()) return src.status();
   const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
 
-  railyard::io::CcReportContext ctx;
+  railyard::report::CcReportContext ctx;
   ctx.cluster = absl::GetFlag(FLAGS_cluster);
   if (kind) {
     auto job = load_job(d, "cc");
@@ -1311,7 +1311,7 @@ Outcome run_cc(const Invocation& inv) {
       return usage_error(railyard::str_cat("--simulate: ", view(checked.status().message())));
     fluid = std::move(*checked);
     if (!svg_path.empty()) {
-      auto svg = railyard::cc::trace_svg(
+      auto svg = railyard::report::trace_svg(
           fluid->derived.result, fluid->derived.red,
           railyard::cc::FluidScenario{.senders = fluid->senders,
                                       .line_gbps = fluid->link_gbps,
@@ -1333,12 +1333,12 @@ Outcome run_cc(const Invocation& inv) {
   }
 
   const railyard::cc::CcValidation* fluid_ptr = fluid ? &*fluid : nullptr;
-  return absl::GetFlag(FLAGS_json) ? railyard::io::cc_json(*plan, in, ctx, 2, fluid_ptr)
-                                   : railyard::io::cc_text(*plan, in, ctx, fluid_ptr);
+  return absl::GetFlag(FLAGS_json) ? railyard::report::cc_json(*plan, in, ctx, 2, fluid_ptr)
+                                   : railyard::report::cc_text(*plan, in, ctx, fluid_ptr);
 }
 
 // ---------------------------------------------------------------------------
-// plan: the whole pipeline on a tenant mix (include/railyard/io/plan_scenario.hpp
+// plan: the whole pipeline on a tenant mix (include/railyard/pipeline/plan.hpp
 // documents the default scenario, both configurations and what is simulated).
 // ---------------------------------------------------------------------------
 
@@ -1366,9 +1366,9 @@ class PlanProgress {
 
 // One line naming what --out wrote.
 std::string plan_files_line(const std::string& dir,
-                            const std::vector<railyard::io::PlanFile>& files) {
+                            const std::vector<railyard::exports::PlanFile>& files) {
   size_t topo = 0, jobs = 0;
-  for (const railyard::io::PlanFile& f : files) {
+  for (const railyard::exports::PlanFile& f : files) {
     if (f.path.rfind("topo/", 0) == 0) ++topo;
     if (f.path.rfind("jobs/", 0) == 0 && f.path.size() > 9 &&
         f.path.compare(f.path.size() - 9, 9, "/hostfile") == 0)
@@ -1387,14 +1387,14 @@ Outcome run_plan(const Invocation& inv) {
   if (!src.ok()) return src.status();
   const railyard::topology::ClusterDescriptor<>& d = *src->descriptor;
 
-  railyard::io::PlanScenario scenario;
+  railyard::pipeline::PlanScenario scenario;
   scenario.cluster = absl::GetFlag(FLAGS_cluster);
-  std::string jobs_text(railyard::io::kDefaultPlanJobs);
+  std::string jobs_text(railyard::pipeline::kDefaultPlanJobs);
   if (flag_used(inv, "jobs")) {
     jobs_text = absl::GetFlag(FLAGS_jobs);
     if (jobs_text.empty()) return usage_error("--jobs=: the list is empty");
   }
-  auto jobs = railyard::io::parse_plan_jobs(jobs_text, d);
+  auto jobs = railyard::pipeline::parse_plan_jobs(jobs_text, d);
   if (!jobs.ok())
     return usage_error(flag_used(inv, "jobs")
                            ? railyard::str_cat("--jobs: ", view(jobs.status().message()))
@@ -1414,23 +1414,23 @@ Outcome run_plan(const Invocation& inv) {
     scenario.background = std::move(*trace);
     scenario.background_source = railyard::str_cat("--trace ", path);
   } else {
-    auto trace = railyard::placement::parse_job_trace(railyard::io::kDefaultPlanTrace);
+    auto trace = railyard::placement::parse_job_trace(railyard::pipeline::kDefaultPlanTrace);
     if (!trace.ok()) return trace.status();  // embedded: cannot fail
     scenario.background = std::move(*trace);
-    scenario.background_source = std::string(railyard::io::kDefaultPlanTraceSource);
+    scenario.background_source = std::string(railyard::pipeline::kDefaultPlanTraceSource);
   }
 
   // What --out needs, checked before the long part.
   const bool out_given = flag_used(inv, "out");
   const std::string out_dir = absl::GetFlag(FLAGS_out);
   if (out_given && out_dir.empty()) return usage_error("--out=: the directory name is empty");
-  railyard::io::PlanFilesOptions files_options;
+  railyard::exports::PlanFilesOptions files_options;
   files_options.node_pattern = absl::GetFlag(FLAGS_node_pattern);
   files_options.launch.master_port = absl::GetFlag(FLAGS_master_port);
   files_options.launch.cores_per_rank = absl::GetFlag(FLAGS_cores_per_rank);
   files_options.seed = absl::GetFlag(FLAGS_seed);
   {
-    auto namer = railyard::io::NodeNamer::parse(files_options.node_pattern);
+    auto namer = railyard::topology::NodeNamer::parse(files_options.node_pattern);
     if (!namer.ok())
       return usage_error(railyard::str_cat("--node-pattern: ", view(namer.status().message())));
     if (absl::Status s = namer->check(d); !s.ok())
@@ -1439,16 +1439,16 @@ Outcome run_plan(const Invocation& inv) {
   if (absl::Status s = check_launch_options(files_options.launch); !s.ok()) return s;
   // Create the directory now: an unwritable --out fails before the long part.
   if (out_given)
-    if (absl::Status s = railyard::io::write_plan_files(out_dir, {}); !s.ok())
+    if (absl::Status s = railyard::exports::write_plan_files(out_dir, {}); !s.ok())
       return usage_error(railyard::str_cat("--out=", out_dir, ": ", view(s.message())));
 
   PlanProgress progress;
-  railyard::io::PlanOptions options;
+  railyard::pipeline::PlanOptions options;
   options.seed = files_options.seed;
   if (progress.on()) options.progress = [&progress](std::string_view note) { progress.show(note); };
   progress.show("building the fabric");
   const railyard::topology::Cluster cluster{d, railyard::topology::materialize(d)};
-  auto result = railyard::io::run_plan(cluster, scenario, options);
+  auto result = railyard::pipeline::run_plan(cluster, scenario, options);
   if (!result.ok()) {
     if (absl::IsInvalidArgument(result.status()) || absl::IsResourceExhausted(result.status()))
       return usage_error(railyard::str_cat("plan: ", view(result.status().message())));
@@ -1458,24 +1458,24 @@ Outcome run_plan(const Invocation& inv) {
   std::string files_line;
   if (out_given) {
     progress.show(railyard::str_cat("writing the files to ", out_dir));
-    auto files = railyard::io::plan_files(cluster, *result, files_options);
+    auto files = railyard::exports::plan_files(cluster, *result, files_options);
     if (!files.ok())
       return usage_error(
           railyard::str_cat("--out=", out_dir, ": ", view(files.status().message())));
-    if (absl::Status s = railyard::io::write_plan_files(out_dir, *files); !s.ok())
+    if (absl::Status s = railyard::exports::write_plan_files(out_dir, *files); !s.ok())
       return usage_error(railyard::str_cat("--out=", out_dir, ": ", view(s.message())));
     files_line = plan_files_line(out_dir, *files);
   }
   progress.show("");
-  if (absl::GetFlag(FLAGS_json)) return railyard::io::plan_json(d, *result, files_options.seed);
-  return railyard::str_cat(railyard::io::plan_text(d, *result), files_line);
+  if (absl::GetFlag(FLAGS_json)) return railyard::report::plan_json(d, *result, files_options.seed);
+  return railyard::str_cat(railyard::report::plan_text(d, *result), files_line);
 }
 
 Outcome run_presets(const Invocation& inv) {
   if (absl::Status s = no_positional_args(inv); !s.ok()) return s;
   using railyard::topology::kPresets;
   if (absl::GetFlag(FLAGS_json)) {
-    railyard::io::JsonWriter w(2);
+    railyard::report::JsonWriter w(2);
     w.begin_object();
     w.key("default").value(railyard::topology::kDefaultCluster);
     w.key("presets").begin_array();

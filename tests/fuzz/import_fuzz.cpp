@@ -1,5 +1,5 @@
 // Fuzz targets for railyard's file importers: Slurm topology.conf
-// (io/slurm_import.hpp), host,leaf,spine[,core] CSV (io/csv_topology.hpp) and
+// (topology/import/slurm_conf.hpp), host,leaf,spine[,core] CSV (topology/import/csv_topology.hpp) and
 // the measured ECMP table of spraying (routing/hash.hpp).
 //
 // Each target checks a rejection for an InvalidArgument message naming a line
@@ -23,18 +23,19 @@
 
 #include "fuzz_target.hpp"
 #include "railyard/core/strings.hpp"
-#include "railyard/io/csv_topology.hpp"
-#include "railyard/io/slurm.hpp"
-#include "railyard/io/slurm_import.hpp"
-#include "railyard/io/switch_tree.hpp"
+#include "railyard/topology/import/csv_topology.hpp"
+#include "railyard/export/csv_topology.hpp"
+#include "railyard/export/slurm.hpp"
+#include "railyard/topology/import/slurm_conf.hpp"
+#include "railyard/topology/switch_tree.hpp"
 #include "railyard/routing/hash.hpp"
 
 namespace {
 
 using railyard::fuzz::kMaxInput;
-
-namespace io = railyard::io;
+namespace exports = railyard::exports;
 namespace routing = railyard::routing;
+namespace topology = railyard::topology;
 using railyard::str_cat;
 
 // Trees up to this many hosts also get a Fabric built and mapped back.
@@ -64,13 +65,13 @@ int64_t number_after(std::string_view message, std::string_view prefix) {
 // validate_tree(): levels 1..3 in non-decreasing order, leaves hold hosts and
 // upper switches hold switches exactly one level down, sorted and unique
 // lists, each host under exactly one leaf, no name used twice.
-void check_tree_invariants(const io::SwitchTree& tree) {
+void check_tree_invariants(const topology::SwitchTree& tree) {
   RAILYARD_FUZZ_CHECK(!tree.hosts.empty() && !tree.switches.empty(),
                       "a tree has hosts and switches");
   std::vector<int> leaves_of_host(tree.hosts.size(), 0);
   std::set<std::string_view> names;
   int previous_level = 1;
-  for (const io::SwitchTree::Switch& sw : tree.switches) {
+  for (const topology::SwitchTree::Switch& sw : tree.switches) {
     RAILYARD_FUZZ_CHECK(sw.level >= 1 && sw.level <= 3, "at most 3 switch levels");
     RAILYARD_FUZZ_CHECK(sw.level >= previous_level, "switches ordered by level");
     previous_level = sw.level;
@@ -102,12 +103,12 @@ void check_tree_invariants(const io::SwitchTree& tree) {
   for (int n : leaves_of_host) RAILYARD_FUZZ_CHECK(n == 1, "every host under exactly one leaf");
   std::set<std::string_view> host_names(tree.hosts.begin(), tree.hosts.end());
   RAILYARD_FUZZ_CHECK(host_names.size() == tree.hosts.size(), "host names are unique");
-  RAILYARD_FUZZ_CHECK(io::validate_tree(tree).ok(), "validate_tree agrees");
+  RAILYARD_FUZZ_CHECK(topology::validate_tree(tree).ok(), "validate_tree agrees");
 }
 
 // A small tree's Fabric has one node per host and switch, named as in the tree,
 // and switch_tree(fabric) gives the tree back (the documented inverse).
-void check_fabric_of_tree(const io::SwitchTree& tree,
+void check_fabric_of_tree(const topology::SwitchTree& tree,
                           const absl::StatusOr<railyard::topology::Fabric>& fabric) {
   RAILYARD_FUZZ_CHECK(fabric.ok(), "a valid tree always builds a Fabric");
   RAILYARD_FUZZ_CHECK(
@@ -117,7 +118,7 @@ void check_fabric_of_tree(const io::SwitchTree& tree,
     RAILYARD_FUZZ_CHECK(
         fabric->node_name(railyard::NodeId{static_cast<int32_t>(h)}) == tree.hosts[h],
         "host nodes carry the host names");
-  const auto back = io::switch_tree(*fabric);
+  const auto back = topology::switch_tree(*fabric);
   RAILYARD_FUZZ_CHECK(back.ok() && *back == tree, "switch_tree(fabric_from_tree(t)) == t");
 }
 
@@ -139,7 +140,7 @@ std::optional<uint64_t> reference_decimal(std::string_view s) {
 // implementation from the Slurm importer's).
 size_t first_bad_conf_byte(std::string_view text) {
   size_t first_control = std::string_view::npos;
-  const size_t bad_utf8 = io::detail::csv_utf8_scan(text, [&](uint32_t cp, size_t at) {
+  const size_t bad_utf8 = topology::detail::csv_utf8_scan(text, [&](uint32_t cp, size_t at) {
     if (first_control == std::string_view::npos &&
         ((cp < 0x20 && cp != '\t' && cp != '\r' && cp != '\n') || cp == 0x7F))
       first_control = at;
@@ -234,29 +235,29 @@ void check_conf_rejection(const absl::Status& status, std::string_view text) {
 // Fabric that maps back to the tree.
 RAILYARD_FUZZ_TARGET(slurm_conf) {
   if (input.size() > kMaxInput || hostlist_names_bound(input) > kMaxNames) return;
-  const auto tree = io::slurm_topology_from_conf(input);
+  const auto tree = topology::slurm_topology_from_conf(input);
   if (!tree.ok()) {
     check_conf_rejection(tree.status(), input);
-    RAILYARD_FUZZ_CHECK(!io::slurm_fabric_from_conf(input, {}).ok(), "no Fabric from a bad file");
+    RAILYARD_FUZZ_CHECK(!topology::slurm_fabric_from_conf(input, {}).ok(), "no Fabric from a bad file");
     return;
   }
   RAILYARD_FUZZ_CHECK(first_bad_conf_byte(input) == std::string_view::npos,
                       "accepted files are UTF-8 without control characters");
   check_tree_invariants(*tree);
   for (const auto& sw : tree->switches)
-    RAILYARD_FUZZ_CHECK(sw.name.size() <= io::kMaxSwitchNameLength &&
+    RAILYARD_FUZZ_CHECK(sw.name.size() <= topology::kMaxSwitchNameLength &&
                             sw.name.find_first_of(",[] \t") == std::string::npos &&
                             input.find(sw.name) != std::string_view::npos,
                         "switch names are Slurm's and come from the file");
 
-  const std::string conf = io::slurm_topology_conf(*tree);
-  const auto back = io::slurm_topology_from_conf(conf);
+  const std::string conf = exports::slurm_topology_conf(*tree);
+  const auto back = topology::slurm_topology_from_conf(conf);
   RAILYARD_FUZZ_CHECK(back.ok(), "what railyard writes, railyard reads");
   RAILYARD_FUZZ_CHECK(*back == *tree, "export -> import gives the same tree");
-  RAILYARD_FUZZ_CHECK(io::slurm_topology_conf(*back) == conf, "re-export is byte-identical");
+  RAILYARD_FUZZ_CHECK(exports::slurm_topology_conf(*back) == conf, "re-export is byte-identical");
 
   if (tree->hosts.size() <= kMaxFabricHosts)
-    check_fabric_of_tree(*tree, io::slurm_fabric_from_conf(input, {}));
+    check_fabric_of_tree(*tree, topology::slurm_fabric_from_conf(input, {}));
 }
 
 namespace {
@@ -302,7 +303,7 @@ std::vector<std::vector<std::string_view>> csv_rows(std::string_view text) {
 // tree and the same bytes, and (when small) builds a Fabric that maps back.
 RAILYARD_FUZZ_TARGET(csv_topology) {
   if (input.size() > kMaxInput) return;
-  const auto tree = io::csv_topology_from_text(input);
+  const auto tree = topology::csv_topology_from_text(input);
   if (!tree.ok()) {
     RAILYARD_FUZZ_CHECK(tree.status().code() == absl::StatusCode::kInvalidArgument);
     const std::string m = message_of(tree.status());
@@ -343,15 +344,15 @@ RAILYARD_FUZZ_TARGET(csv_topology) {
     RAILYARD_FUZZ_CHECK(s < 0, "the last column is the top level");
   }
 
-  const auto csv = io::csv_topology_from_tree(*tree);
+  const auto csv = exports::csv_topology_from_tree(*tree);
   RAILYARD_FUZZ_CHECK(csv.ok(), "every imported tree exports");
-  const auto back = io::csv_topology_from_text(*csv);
+  const auto back = topology::csv_topology_from_text(*csv);
   RAILYARD_FUZZ_CHECK(back.ok() && *back == *tree, "export -> import gives the same tree");
-  const auto again = io::csv_topology_from_tree(*back);
+  const auto again = exports::csv_topology_from_tree(*back);
   RAILYARD_FUZZ_CHECK(again.ok() && *again == *csv, "re-export is byte-identical");
 
   if (tree->hosts.size() <= kMaxFabricHosts)
-    check_fabric_of_tree(*tree, io::fabric_from_csv(input, io::LinkSpeeds{}));
+    check_fabric_of_tree(*tree, topology::fabric_from_csv(input, topology::LinkSpeeds{}));
 }
 
 namespace {

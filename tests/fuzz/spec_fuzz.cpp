@@ -25,8 +25,8 @@
 #include "../support/hostlist_expand.hpp"
 #include "fuzz_target.hpp"
 #include "railyard/core/strings.hpp"
-#include "railyard/io/hostlist.hpp"
-#include "railyard/io/node_names.hpp"
+#include "railyard/core/hostlist.hpp"
+#include "railyard/topology/node_names.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -411,7 +411,7 @@ std::optional<uint64_t> count_item(std::string_view item) {
       const int64_t hi = decimal(hi_text).value_or(-1);
       if (lo < 0 || hi < 0 || lo > hi) return std::nullopt;
       const auto names = static_cast<uint64_t>(hi - lo) + 1;
-      if (names > railyard::io::kMaxHostlistRange) return std::nullopt;
+      if (names > railyard::kMaxHostlistRange) return std::nullopt;
       group += names;
     }
     // Saturate: anything above the library's cap is an error either way.
@@ -454,7 +454,7 @@ HostlistForecast forecast(std::string_view text) {
     }
     const std::string_view item = text.substr(i, end - i);
     auto n = count_item(item);
-    if (!n || f.names + *n > railyard::io::kMaxHostlistNames) {
+    if (!n || f.names + *n > railyard::kMaxHostlistNames) {
       f.valid = false;  // the library checks the size before it expands the item
       return f;
     }
@@ -473,7 +473,7 @@ void check_hostlist(std::string_view text) {
   // still reach past the 65536-name range cap.
   if (expected.work_names > (uint64_t{1} << 17) || expected.work_bytes > (uint64_t{1} << 21))
     return;
-  auto names = railyard::io::expand_hostlist(text);
+  auto names = railyard::expand_hostlist(text);
   RAILYARD_FUZZ_CHECK(names.ok() == expected.valid,
                       "accepted exactly when the documented grammar allows");
   if (!names.ok()) {
@@ -500,8 +500,8 @@ void check_hostlist(std::string_view text) {
   for (const std::string& name : *names)
     RAILYARD_FUZZ_CHECK(!name.empty() && name.find_first_of(",[] \t") == std::string::npos,
                         "expanded names are compressible");
-  const std::string compressed = railyard::io::compress_hostlist(*names);
-  auto back = railyard::io::expand_hostlist(compressed);
+  const std::string compressed = railyard::compress_hostlist(*names);
+  auto back = railyard::expand_hostlist(compressed);
   RAILYARD_FUZZ_CHECK(back.ok() && *back == *names, "compress then expand gives the names back");
   RAILYARD_FUZZ_CHECK(compressed.size() <= railyard::join(*names, ",").size(),
                       "never longer than the names listed");
@@ -551,7 +551,7 @@ std::optional<Pattern> read_pattern(std::string_view text) {
     const std::string_view body = text.substr(i + 1, close - i - 1);
     const size_t colon = body.find(':');
     PatternPiece piece{literal, -1, 0};
-    const auto& names = railyard::io::NodeNamer::kFieldNames;
+    const auto& names = railyard::topology::NodeNamer::kFieldNames;
     for (size_t f = 0; f < names.size(); ++f)
       if (body.substr(0, colon) == names[f]) piece.field = static_cast<int>(f);
     if (piece.field < 0) return std::nullopt;
@@ -579,7 +579,7 @@ std::array<int64_t, 5> field_values(const ClusterDescriptor<>& d, int32_t h) {
 }
 
 void check_node_names(const ClusterDescriptor<>& d, std::string_view text) {
-  auto namer = railyard::io::NodeNamer::parse(text);
+  auto namer = railyard::topology::NodeNamer::parse(text);
   const std::optional<Pattern> pattern = read_pattern(text);
   RAILYARD_FUZZ_CHECK(namer.ok() == pattern.has_value(),
                       "accepted exactly when the documented grammar allows");
@@ -644,8 +644,8 @@ void check_node_names(const ClusterDescriptor<>& d, std::string_view text) {
   }
 
   // The names go into Slurm files as hostlists: they must survive compression.
-  const std::string compressed = railyard::io::compress_hostlist(names);
-  auto back = railyard::io::expand_hostlist(compressed);
+  const std::string compressed = railyard::compress_hostlist(names);
+  auto back = railyard::expand_hostlist(compressed);
   RAILYARD_FUZZ_CHECK(back.ok() && *back == names, "node names round-trip through a hostlist");
 }
 

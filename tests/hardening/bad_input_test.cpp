@@ -24,13 +24,13 @@
 #include "absl/status/status.h"
 #include "railyard/cc/derive.hpp"
 #include "railyard/core/parse.hpp"
-#include "railyard/io/csv_topology.hpp"
-#include "railyard/io/failure_spec.hpp"
-#include "railyard/io/hostlist.hpp"
-#include "railyard/io/node_names.hpp"
-#include "railyard/io/plan_scenario.hpp"
-#include "railyard/io/slurm_import.hpp"
-#include "railyard/io/switch_tree.hpp"
+#include "railyard/topology/import/csv_topology.hpp"
+#include "railyard/topology/failure_spec.hpp"
+#include "railyard/core/hostlist.hpp"
+#include "railyard/topology/node_names.hpp"
+#include "railyard/pipeline/plan.hpp"
+#include "railyard/topology/import/slurm_conf.hpp"
+#include "railyard/topology/switch_tree.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/placement/replay.hpp"
 #include "railyard/plugin/advisor.hpp"
@@ -64,9 +64,9 @@ ry::plugin::PathAdvisor& advisor() {  // h100-1024: 8 rails, one plane
 }
 
 // Two leaves under one spine, read from CSV: a fabric with no descriptor.
-const ry::io::SwitchTree& small_tree() {
-  static const ry::io::SwitchTree tree =
-      *ry::io::csv_topology_from_text("host,leaf,spine\nn0,l0,s0\nn1,l1,s0\n");
+const ry::topology::SwitchTree& small_tree() {
+  static const ry::topology::SwitchTree tree =
+      *ry::topology::csv_topology_from_text("host,leaf,spine\nn0,l0,s0\nn1,l1,s0\n");
   return tree;
 }
 
@@ -103,7 +103,7 @@ absl::Status place_jobs(const std::string& in) {
   return ry::placement::place_jobs(default_cluster().descriptor, in).status();
 }
 absl::Status plan_jobs(const std::string& in) {
-  return ry::io::parse_plan_jobs(in, default_cluster().descriptor).status();
+  return ry::pipeline::parse_plan_jobs(in, default_cluster().descriptor).status();
 }
 absl::Status policy(const std::string& in) { return ry::placement::parse_policy(in).status(); }
 absl::Status job_trace(const std::string& in) {
@@ -111,33 +111,33 @@ absl::Status job_trace(const std::string& in) {
 }
 absl::Status failures(const std::string& in) {
   ry::topology::FailureOverlay overlay(default_cluster().fabric);
-  return ry::io::apply_failures(default_cluster().fabric, in, overlay);
+  return ry::topology::apply_failures(default_cluster().fabric, in, overlay);
 }
 absl::Status failures_on_imported_fabric(const std::string& in) {
-  const ry::topology::Fabric fabric = *ry::io::fabric_from_tree(small_tree(), {});
+  const ry::topology::Fabric fabric = *ry::topology::fabric_from_tree(small_tree(), {});
   ry::topology::FailureOverlay overlay(fabric);
-  return ry::io::apply_failures(fabric, in, overlay);
+  return ry::topology::apply_failures(fabric, in, overlay);
 }
 absl::Status tree_host_gbps(const std::string& in) {
-  ry::io::LinkSpeeds speeds;
+  ry::topology::LinkSpeeds speeds;
   speeds.host_gbps = std::stod(in);
-  return ry::io::fabric_from_tree(small_tree(), speeds).status();
+  return ry::topology::fabric_from_tree(small_tree(), speeds).status();
 }
 absl::Status tree_leaf_up_gbps(const std::string& in) {
-  ry::io::LinkSpeeds speeds;
+  ry::topology::LinkSpeeds speeds;
   speeds.leaf_up_gbps = std::stod(in);
-  return ry::io::fabric_from_tree(small_tree(), speeds).status();
+  return ry::topology::fabric_from_tree(small_tree(), speeds).status();
 }
 absl::Status slurm_conf(const std::string& in) {
-  return ry::io::slurm_topology_from_conf(in).status();
+  return ry::topology::slurm_topology_from_conf(in).status();
 }
 absl::Status csv_topology(const std::string& in) {
-  return ry::io::csv_topology_from_text(in).status();
+  return ry::topology::csv_topology_from_text(in).status();
 }
-absl::Status hostlist(const std::string& in) { return ry::io::expand_hostlist(in).status(); }
-absl::Status node_pattern(const std::string& in) { return ry::io::NodeNamer::parse(in).status(); }
+absl::Status hostlist(const std::string& in) { return ry::expand_hostlist(in).status(); }
+absl::Status node_pattern(const std::string& in) { return ry::topology::NodeNamer::parse(in).status(); }
 absl::Status node_pattern_names(const std::string& in) {
-  auto namer = ry::io::NodeNamer::parse(in);
+  auto namer = ry::topology::NodeNamer::parse(in);
   if (!namer.ok()) return namer.status();
   return namer->check(default_cluster().descriptor);
 }

@@ -19,7 +19,7 @@
 
 #include "../support/clusters.hpp"
 #include "../support/xml_parser.hpp"
-#include "railyard/io/nccl_xml.hpp"
+#include "railyard/export/nccl_xml.hpp"
 #include "railyard/routing/flow.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/routing/spray.hpp"
@@ -281,7 +281,7 @@ TEST_CASE("advisor: rail and plane of every NIC agree with nccl_xml (h100-1024-d
   REQUIRE(d.planes() == 2);
   int64_t nets = 0;
   for (int32_t host : {0, 1, 77, d.hosts() - 1}) {
-    auto xml = io::nccl_topology_xml(d, {.host = host});
+    auto xml = exports::nccl_topology_xml(d, {.host = host});
     REQUIRE(xml.ok());
     auto doc = test::parse_xml(*xml);
     REQUIRE_MESSAGE(doc.ok, doc.error);
@@ -338,7 +338,7 @@ TEST_CASE("advisor: rail and plane of every NIC agree with nccl_xml (h100-1024-d
 
 TEST_CASE("advisor: PCI names on single-plane NICs and real bus ids") {
   const auto adv = advisor("h100-1024");
-  auto xml = io::nccl_topology_xml(adv->descriptor(), {.host = 5});
+  auto xml = exports::nccl_topology_xml(adv->descriptor(), {.host = 5});
   REQUIRE(xml.ok());
   for (int32_t nic = 0; nic < adv->descriptor().nics_per_host(); ++nic) {
     const std::string busid(adv->nic_busid(NicIndex{nic}));

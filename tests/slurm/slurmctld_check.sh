@@ -25,8 +25,8 @@
 #
 # The expected tree is worked out here, independently of railyard's exporter,
 # from `<railyard-binary> describe --cluster <spec> --json` and the rules in
-# include/railyard/io/switch_tree.hpp (header comment) and
-# include/railyard/io/node_names.hpp:
+# include/railyard/topology/switch_tree.hpp (header comment) and
+# include/railyard/topology/node_names.hpp:
 #   * rail_fat_tree / rail_only: one leaf-level switch su<N> per SU holding
 #     that SU's hosts; tor_fat_tree: one leaf<N> per top-of-rack leaf
 #     (switches.leaf / planes of them, hosts split evenly in host order);

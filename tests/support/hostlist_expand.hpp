@@ -1,5 +1,5 @@
 // A Slurm hostlist expander for tests, written separately from
-// railyard/io/hostlist.hpp (no code shared) so that tests can check the
+// railyard/core/hostlist.hpp (no code shared) so that tests can check the
 // compressor against an independent reading of the grammar:
 // items split on ',', ' ', '\t' outside brackets; `pre[a-b,c]` groups expanded
 // left to right, the first group slowest; zero padding to the width of the

@@ -1,10 +1,12 @@
 // railyard/core/core.hpp — umbrella header for the core layer: strong ids,
-// units, strings, status helpers, value parsers and the spec-string reader.
+// units, strings, status helpers, value parsers, the spec-string reader and
+// Slurm hostlist expressions.
 //
 //   #include "railyard/core/core.hpp"
 //   auto hosts = railyard::parse_host_list("hosts", "0-15,32-47");
 #pragma once
 
+#include "railyard/core/hostlist.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/spec.hpp"

@@ -105,4 +105,18 @@ template <class Range>
   return s;
 }
 
+// A byte count in binary units: "64 GiB", "1.50 GiB", "512 B"; exact multiples
+// print as integers, others with two decimals.
+[[nodiscard]] inline std::string format_bytes(int64_t bytes) {
+  static constexpr std::string_view kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int unit = 0;
+  double v = static_cast<double>(bytes);
+  while (unit < 5 && v >= 1024.0) {
+    v /= 1024.0;
+    ++unit;
+  }
+  const bool exact = unit == 0 || bytes % (int64_t{1} << (10 * unit)) == 0;
+  return str_cat(exact ? str_cat(static_cast<int64_t>(v)) : fixed(v, 2), " ", kUnits[unit]);
+}
+
 }  // namespace railyard

@@ -29,7 +29,7 @@
  * port index of a multi-plane NIC (port - 1; 0 on single-plane NICs). Instead
  * of rail/plane a plugin may pass the string it has in its properties:
  *   - a device name "mlx5_<dev>" (optionally ":<port>"), with
- *     dev = rail * planes + plane, exactly as railyard/io/nccl_xml.hpp names
+ *     dev = rail * planes + plane, exactly as railyard/export/nccl_xml.hpp names
  *     the <net> elements of the NCCL topology file it writes;
  *   - a PCI bus id "dddd:bb:dd.f" (or "bb:dd.f") or a sysfs PCI path whose last
  *     component is one (NCCL's pciPath, e.g.

@@ -70,7 +70,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
-#include "railyard/io/nccl_xml.hpp"
+#include "railyard/export/nccl_xml.hpp"
 #include "railyard/plugin/advisor.h"
 #include "railyard/routing/flow.hpp"
 #include "railyard/routing/hash.hpp"
@@ -168,7 +168,7 @@ using BusId = std::array<char, 12>;
   return {id.data(), id.size()};
 }
 
-// The NIC bus ids io::nccl_topology_xml writes for every host (its layout
+// The NIC bus ids exports::nccl_topology_xml writes for every host (its layout
 // rules: per PCIe switch u, the switch's bus, then its GPUs', then its NICs').
 [[nodiscard]] inline std::vector<BusId> nccl_xml_nic_busids(
     const topology::ClusterDescriptor<>& d) {
@@ -177,12 +177,12 @@ using BusId = std::array<char, 12>;
   const int32_t groups = std::min(gpus, nics);
   const int32_t gpus_per_group = gpus / groups;
   const int32_t nics_per_group = nics / groups;
-  io::detail::BusAllocator alloc;
+  exports::detail::BusAllocator alloc;
   std::vector<BusId> out;
   for (int32_t u = 0; u < groups; ++u) {
     const int32_t slot = alloc.reserve(1 + gpus_per_group + nics_per_group);
     for (int32_t i = 0; i < nics_per_group; ++i)
-      out.push_back(*parse_busid(io::detail::BusAllocator::id(slot + 1 + gpus_per_group + i)));
+      out.push_back(*parse_busid(exports::detail::BusAllocator::id(slot + 1 + gpus_per_group + i)));
   }
   return out;
 }

@@ -1,0 +1,217 @@
+// railyard/export/plan_files.hpp — every file `railyard plan --out DIR` writes, as
+// (relative path, content) pairs, and a writer that puts them under a directory.
+//
+//   auto r = railyard::pipeline::run_plan(*cluster, *scenario);
+//   auto files = railyard::exports::plan_files(*cluster, *r);          // StatusOr<vector>
+//   absl::Status s = railyard::exports::write_plan_files("out", *files);  // mkdir -p, write
+//
+// The files (host names from PlanFilesOptions::node_pattern; the launcher files
+// follow railyard's placement and numbering, the deployment the report
+// recommends):
+//   README.txt                    what each file is and how to use it
+//   plan.json                     plan_json(): everything in the report
+//   topo/<host>.xml               NCCL_TOPO_FILE of every host (nccl_xml.hpp, full form)
+//   slurm/topology.conf           topology/tree (slurm.hpp)
+//   slurm/topology.yaml           Slurm 25.05+ tree + block topologies
+//   k8s/labels.yaml               node labels and a Kueue Topology (k8s_labels.hpp)
+//   jobs/<job>/hostfile           Open MPI --map-by seq: line k = host of rank k
+//   jobs/<job>/rankfile           Open MPI rankfile: rank N=<host> slot=<core>
+//   jobs/<job>/rank-env.txt       torchrun's variables per rank (launchers.hpp)
+//   jobs/<job>/megatron-args.txt  Megatron-LM arguments for the same rank order
+//   jobs/<job>/nccl.env           derive_cc's NCCL environment: `# reason`, NAME=value
+//   jobs/<job>/nccl_tuner.conf    NCCL example-tuner CSV rules from the simulations
+//   heatmap/naive.svg             peak link utilization of the simulated collectives,
+//   heatmap/railyard.svg          naive and railyard (heatmap_svg.hpp)
+// Unplaced jobs get no jobs/<job>/ directory. Paths use '/', in the order above.
+//
+// write_plan_files() creates the directory and every parent it needs, then
+// writes each file (truncating an old one); errors (InvalidArgument, naming the
+// path) say which directory could not be created or which file not written.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/report/heatmap_svg.hpp"
+#include "railyard/export/k8s_labels.hpp"
+#include "railyard/export/launchers.hpp"
+#include "railyard/export/nccl_xml.hpp"
+#include "railyard/topology/node_names.hpp"
+#include "railyard/report/plan_report.hpp"
+#include "railyard/pipeline/plan.hpp"
+#include "railyard/export/slurm.hpp"
+#include "railyard/topology/switch_tree.hpp"
+#include "railyard/topology/cluster.hpp"
+#include "railyard/version.hpp"
+
+namespace railyard::exports {
+
+struct PlanFile {
+  std::string path;  // relative, '/'-separated
+  std::string content;
+};
+
+struct PlanFilesOptions {
+  std::string node_pattern = std::string(topology::kDefaultNodePattern);
+  LaunchOptions launch;
+  uint64_t seed = 1;  // recorded in plan.json (the seed pipeline::run_plan used)
+};
+
+// The NCCL environment file of a job: a header, then per variable a `# reason`
+// line and a NAME=value line.
+[[nodiscard]] inline std::string nccl_env_file(const pipeline::PlanJobResult& j, std::string_view cluster) {
+  std::string out =
+      str_cat("# NCCL environment for job ", j.job.name, " (railyard plan on ", cluster,
+              "; cc/derive.hpp, incast ", j.incast, ": ", j.incast_source,
+              ")\n# Export each NAME=value line in the job's environment. Also set, per host,\n"
+              "# NCCL_TOPO_FILE to ../../topo/<host>.xml and, with a tuner plugin that reads\n"
+              "# it (NCCL's example tuner), NCCL_TUNER_CONFIG_FILE to nccl_tuner.conf here.\n");
+  if (j.cc)
+    for (const cc::EnvVar& v : j.cc->nccl_env)
+      str_append(out, "# ", v.reason, "\n", v.name, "=", v.value, "\n");
+  return out;
+}
+
+// The tuner rules of a job in NCCL's example-tuner CSV (FACTS.md §6).
+[[nodiscard]] inline std::string nccl_tuner_file(const pipeline::PlanJobResult& j) {
+  std::string out = str_cat(
+      "# NCCL tuner rules for job ", j.job.name, ", written by railyard ", kVersion,
+      ".\n# Format (NCCL's example tuner, NCCL_TUNER_CONFIG_FILE; first match wins):\n"
+      "# coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks\n"
+      "# From railyard's simulator on this job's placement with planned paths: ring and\n"
+      "# tree all-reduce at 4 MiB, 32 MiB, 256 MiB and 2 GiB; the faster owns the band up to\n"
+      "# the next size. Below 4 MiB NCCL decides (latency and LL/LL128 are not modelled).\n"
+      "# channels -1 keeps NCCL's count.\n");
+  if (j.tuner.empty()) out += "# No rule: no all-reduce of this job crosses the network.\n";
+  for (const pipeline::TunerRule& t : j.tuner) {
+    for (const std::string& e : t.evidence) str_append(out, "# ", e, "\n");
+    str_append(out, collective::collective_name(t.kind), ",", t.min_bytes, ",", t.max_bytes, ",",
+               report::tuner_algorithm_name(t.algorithm), ",simple,-1,", t.nodes, ",", t.ranks, "\n");
+  }
+  return out;
+}
+
+// Every artifact (see the overview). Errors: a node pattern that does not suit
+// the cluster, or an exporter's error, naming the file.
+[[nodiscard]] inline absl::StatusOr<std::vector<PlanFile>> plan_files(
+    const topology::Cluster& cluster, const pipeline::PlanResult& r, const PlanFilesOptions& options = {}) {
+  const topology::ClusterDescriptor<>& d = cluster.descriptor;
+  auto in_file = [](std::string_view path, const absl::Status& s) {
+    return absl::Status(s.code(), str_cat(path, ": ", placement::detail::message_of(s)));
+  };
+  RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, topology::NodeNamer::parse(options.node_pattern));
+  RAILYARD_RETURN_IF_ERROR(namer.check(d));
+  const std::vector<std::string> names = namer.names(d);
+  std::vector<PlanFile> files;
+
+  std::string readme = str_cat(
+      "railyard plan on ", r.cluster, " (railyard ", kVersion, ")\n\n",
+      "plan.json                     the whole report as JSON\n",
+      "topo/<host>.xml               NCCL topology of each host: NCCL_TOPO_FILE=<this file>\n",
+      "slurm/topology.conf           Slurm topology/tree (TopologyPlugin=topology/tree)\n",
+      "slurm/topology.yaml           Slurm 25.05+ topology.yaml (tree and block)\n",
+      "k8s/labels.yaml               Kubernetes node labels and a Kueue Topology\n",
+      "jobs/<job>/hostfile           mpirun --hostfile hostfile --map-by seq (line k = rank k)\n",
+      "jobs/<job>/rankfile           mpirun --map-by rankfile:file=rankfile\n",
+      "jobs/<job>/rank-env.txt       per-rank torchrun variables (host, then RANK=... per line)\n",
+      "jobs/<job>/megatron-args.txt  Megatron-LM parallel sizes and the matching rank order\n",
+      "jobs/<job>/nccl.env           NCCL environment derived for the job (NAME=value)\n",
+      "jobs/<job>/nccl_tuner.conf    NCCL_TUNER_CONFIG_FILE for NCCL's example tuner\n",
+      "heatmap/naive.svg             peak link utilization, naive placement and routing\n",
+      "heatmap/railyard.svg          the same for railyard's placement and routing\n\n",
+      "Launcher files follow railyard's placement (best_fit hosts, railyard rank order):\n",
+      "launch ranks exactly as they say, or the measured gains do not apply.\n");
+  files.push_back({"README.txt", std::move(readme)});
+  files.push_back({"plan.json", report::plan_json(d, r, options.seed)});
+
+  for (int32_t h = 0; h < d.hosts(); ++h) {
+    const std::string path = str_cat("topo/", names[static_cast<size_t>(h)], ".xml");
+    NcclXmlOptions x;
+    x.host = h;
+    auto xml = nccl_topology_xml(d, x);
+    if (!xml.ok()) return in_file(path, xml.status());
+    files.push_back({path, *std::move(xml)});
+  }
+
+  auto tree = topology::switch_tree(d, namer);
+  if (!tree.ok()) return in_file("slurm/topology.conf", tree.status());
+  files.push_back({"slurm/topology.conf", slurm_topology_conf(*tree)});
+  files.push_back({"slurm/topology.yaml", slurm_topology_yaml(*tree, d)});
+  auto labels = k8s_labels_yaml(*tree, d);
+  if (!labels.ok()) return in_file("k8s/labels.yaml", labels.status());
+  files.push_back({"k8s/labels.yaml", *std::move(labels)});
+
+  for (const pipeline::PlanJobResult& j : r.jobs) {
+    if (!j.placed) continue;
+    const placement::JobPlacement& job = j.at(pipeline::PlanSide::kRailyard).placement;
+    const std::string dir = str_cat("jobs/", j.job.name, "/");
+    auto hostfile = hostfile_seq(job, names);
+    if (!hostfile.ok()) return in_file(dir + "hostfile", hostfile.status());
+    files.push_back({dir + "hostfile", *std::move(hostfile)});
+    auto rankfile = openmpi_rankfile(job, names, options.launch);
+    if (!rankfile.ok()) return in_file(dir + "rankfile", rankfile.status());
+    files.push_back({dir + "rankfile", *std::move(rankfile)});
+    auto env = rank_env(job, names, options.launch);
+    if (!env.ok()) return in_file(dir + "rank-env.txt", env.status());
+    files.push_back({dir + "rank-env.txt", *std::move(env)});
+    auto megatron = launcher_file("megatron", job, names, options.launch);
+    if (!megatron.ok()) return in_file(dir + "megatron-args.txt", megatron.status());
+    files.push_back({dir + "megatron-args.txt", *std::move(megatron)});
+    files.push_back({dir + "nccl.env", nccl_env_file(j, r.cluster)});
+    files.push_back({dir + "nccl_tuner.conf", nccl_tuner_file(j)});
+  }
+
+  for (pipeline::PlanSide s : pipeline::kPlanSides) {
+    const std::string path = str_cat("heatmap/", pipeline::side_name(s), ".svg");
+    report::HeatmapOptions h;
+    h.title = str_cat("railyard plan on ", r.cluster, ", ", pipeline::side_name(s),
+                      s == pipeline::PlanSide::kNaive ? " (first_fit, host order, ECMP 1 QP)"
+                                            : " (best_fit, railyard order, planned paths)",
+                      ": peak link utilization over the simulated collectives");
+    auto svg = report::heatmap_svg(cluster.fabric, r.peak_utilization[pipeline::side_index(s)], h);
+    if (!svg.ok()) return in_file(path, svg.status());
+    files.push_back({path, *std::move(svg)});
+  }
+  return files;
+}
+
+// Writes `files` under `dir` (see the overview).
+[[nodiscard]] inline absl::Status write_plan_files(std::string_view dir,
+                                                   absl::Span<const PlanFile> files) {
+  namespace fs = std::filesystem;
+  const fs::path root{std::string(dir)};
+  std::error_code ec;
+  std::vector<fs::path> made;
+  auto make_dir = [&](const fs::path& p) -> absl::Status {
+    if (std::find(made.begin(), made.end(), p) != made.end()) return absl::OkStatus();
+    fs::create_directories(p, ec);
+    if (ec || !fs::is_directory(p, ec))
+      return absl::InvalidArgumentError(str_cat("cannot create directory ", p.generic_string(),
+                                                ec ? str_cat(": ", ec.message()) : ""));
+    made.push_back(p);
+    return absl::OkStatus();
+  };
+  RAILYARD_RETURN_IF_ERROR(make_dir(root));
+  for (const PlanFile& f : files) {
+    const fs::path path = root / fs::path(f.path);
+    RAILYARD_RETURN_IF_ERROR(make_dir(path.parent_path()));
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(f.content.data(), static_cast<std::streamsize>(f.content.size()));
+    out.close();
+    if (!out) return absl::InvalidArgumentError(str_cat("cannot write ", path.generic_string()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace railyard::exports

@@ -1,0 +1,232 @@
+// railyard/export/slurm.hpp — Slurm topology files from a SwitchTree: topology.conf
+// for topology/tree, topology.conf for topology/block, and topology.yaml
+// (Slurm 25.05+) holding both. Reading a topology.conf back is in
+// io/slurm_import.hpp.
+//
+//   auto namer = railyard::topology::NodeNamer::parse("gpu-{su:02}-{slot:03}");
+//   auto tree = railyard::topology::switch_tree(descriptor, *namer);
+//   std::string tree_conf = railyard::exports::slurm_topology_conf(*tree);
+//   std::string block_conf = railyard::exports::slurm_block_conf(*tree, descriptor);
+//   std::string yaml = railyard::exports::slurm_topology_yaml(*tree, descriptor);
+//
+// Formats (doc/man/man5/topology.conf.5 and topology.yaml.5 of SchedMD/slurm):
+// * tree: one `SwitchName=<name> Nodes=<hostlist>` line per leaf-level switch,
+//   then `SwitchName=<name> Switches=<hostlist>` for each level above, leaves
+//   first. Slurm derives switch levels from this structure and ignores LinkSpeed,
+//   so none is written.
+// * block: `BlockName=<name> Nodes=<hostlist>` per base block, then
+//   `BlockSizes=<base>,<2 x base>,...`. The base block is the NVLink domain when
+//   one spans several hosts (NVL72: 18 hosts), otherwise the scalable unit: the
+//   largest group whose traffic stays one hop away. BlockSizes follow Slurm's
+//   rules (src/plugins/topology/block/block_record.c): the first size is the
+//   base block's node count, every block must hold at least that many nodes,
+//   and each further size must be the base times a power of two, 2^k with
+//   k <= 15. Slurm stops at the first size that covers all blocks; railyard
+//   writes base x 2^k for every k with 2^k <= number of blocks, so every size
+//   fits in the cluster. Slurm aggregates consecutive blocks in file order, so
+//   blocks are written in host order (SU-major: aggregates of 2^k SUs stay inside
+//   a pod whenever SUs per pod is a multiple of 2^k).
+// * yaml: a list of two topologies: `tree` (cluster_default: true) with
+//   `switches: [{switch, nodes | children}]`, and `block` with `block_sizes` and
+//   `blocks: [{block, nodes}]`; `nodes` and `children` are hostlist strings, as
+//   in topology.conf.
+// Every output is deterministic: same tree, same bytes. Host names and switch
+// names are compressed with io/hostlist.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "railyard/core/strings.hpp"
+#include "railyard/core/hostlist.hpp"
+#include "railyard/topology/switch_tree.hpp"
+#include "railyard/topology/descriptor.hpp"
+#include "railyard/version.hpp"
+
+namespace railyard::exports {
+
+// The topology/block layout of a cluster: equal base blocks of consecutive hosts
+// and the BlockSizes Slurm enforces above them (rules in the overview).
+struct BlockPlan {
+  enum class Base : uint8_t { kNvlinkDomain, kScalableUnit };
+  struct Block {
+    std::string name;    // `nvl<N>` or `su<N>`, zero-padded to sort in host order
+    int32_t first_host;  // hosts first_host .. first_host + base_hosts - 1
+  };
+  Base base = Base::kScalableUnit;
+  int32_t base_hosts = 0;            // nodes per base block (the first BlockSize)
+  std::vector<int64_t> block_sizes;  // base_hosts * 2^k, k = 0, 1, ... (2^k <= blocks)
+  std::vector<Block> blocks;
+};
+
+// Slurm's limit: BlockSizes levels are bits 0..15 (MAX_BLOCK_LEVELS = 16).
+inline constexpr int kMaxBlockLevel = 15;
+
+// The block plan of a descriptor's cluster. O(blocks).
+template <class E>
+[[nodiscard]] BlockPlan block_plan(const topology::ClusterDescriptor<E>& d) {
+  BlockPlan plan;
+  const bool domains = d.hosts_per_domain() > 1;
+  plan.base = domains ? BlockPlan::Base::kNvlinkDomain : BlockPlan::Base::kScalableUnit;
+  plan.base_hosts = domains ? d.hosts_per_domain() : d.hosts_per_su();
+  const int32_t count = d.hosts() / plan.base_hosts;  // descriptors divide evenly
+  for (int k = 0; k <= kMaxBlockLevel && (int64_t{1} << k) <= count; ++k)
+    plan.block_sizes.push_back(int64_t{plan.base_hosts} << k);
+  for (int32_t b = 0; b < count; ++b)
+    plan.blocks.push_back(
+        {topology::detail::padded_name(domains ? "nvl" : "su", b, count), b * plan.base_hosts});
+  return plan;
+}
+
+namespace detail {
+
+// Switch indices by level, leaves first; topology order within a level.
+inline std::vector<size_t> switches_by_level(const topology::SwitchTree& tree) {
+  std::vector<size_t> order(tree.switches.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return tree.switches[a].level < tree.switches[b].level;
+  });
+  return order;
+}
+
+inline std::string hosts_hostlist(const topology::SwitchTree& tree, const std::vector<int32_t>& hosts) {
+  std::vector<std::string_view> names;
+  names.reserve(hosts.size());
+  for (int32_t h : hosts) names.emplace_back(tree.hosts[static_cast<size_t>(h)]);
+  return compress_hostlist(names);
+}
+
+inline std::string children_hostlist(const topology::SwitchTree& tree, const std::vector<int32_t>& kids) {
+  std::vector<std::string_view> names;
+  names.reserve(kids.size());
+  for (int32_t c : kids) names.emplace_back(tree.switches[static_cast<size_t>(c)].name);
+  return compress_hostlist(names);
+}
+
+inline std::string block_hostlist(const topology::SwitchTree& tree, const BlockPlan& plan,
+                                  const BlockPlan::Block& b) {
+  std::vector<std::string_view> names;
+  for (int32_t h = b.first_host; h < b.first_host + plan.base_hosts; ++h)
+    names.emplace_back(tree.hosts[static_cast<size_t>(h)]);
+  return compress_hostlist(names);
+}
+
+inline std::string tree_summary(const topology::SwitchTree& tree) {
+  return str_cat(tree.switches.size(), tree.switches.size() == 1 ? " switch" : " switches", " on ",
+                 tree.top_level(), tree.top_level() == 1 ? " level" : " levels", ", ",
+                 tree.hosts.size(), " nodes");
+}
+
+inline std::string block_summary(const BlockPlan& plan) {
+  return str_cat("base block = one ",
+                 plan.base == BlockPlan::Base::kNvlinkDomain ? "NVLink domain" : "scalable unit",
+                 " (", plan.base_hosts, " nodes), ", plan.blocks.size(),
+                 plan.blocks.size() == 1 ? " block" : " blocks");
+}
+
+// YAML 1.1 plain scalars that would not read back as the same string.
+inline bool yaml_needs_quotes(std::string_view s) {
+  if (s.empty()) return true;
+  const char c = s[0];
+  if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return true;
+  for (char ch : s)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || is_digit(ch) || ch == '_' ||
+          ch == '-' || ch == '.' || ch == '[' || ch == ']' || ch == ','))
+      return true;
+  const std::string lower = to_lower(s);
+  for (std::string_view word : {"y", "n", "yes", "no", "true", "false", "on", "off", "null"})
+    if (lower == word) return true;
+  return false;
+}
+
+inline std::string yaml_scalar(std::string_view s) {
+  if (!yaml_needs_quotes(s)) return std::string(s);
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace detail
+
+// topology.conf for topology/tree. Precondition: validate_tree(tree).ok().
+// O(total names).
+[[nodiscard]] inline std::string slurm_topology_conf(const topology::SwitchTree& tree) {
+  std::string out =
+      str_cat("# topology.conf for Slurm's topology/tree plugin, written by railyard ", kVersion,
+              ".\n# ", detail::tree_summary(tree),
+              ". Put it next to slurm.conf; set TopologyPlugin=topology/tree.\n");
+  for (size_t i : detail::switches_by_level(tree)) {
+    const topology::SwitchTree::Switch& sw = tree.switches[i];
+    assert(!sw.hosts.empty() || !sw.children.empty());
+    if (!sw.hosts.empty())
+      str_append(out, "SwitchName=", sw.name, " Nodes=", detail::hosts_hostlist(tree, sw.hosts),
+                 "\n");
+    else
+      str_append(out, "SwitchName=", sw.name,
+                 " Switches=", detail::children_hostlist(tree, sw.children), "\n");
+  }
+  return out;
+}
+
+// topology.conf for topology/block. Preconditions: `tree` names the hosts of `d`
+// (switch_tree(d, namer)), so tree.hosts.size() == d.hosts().
+template <class E>
+[[nodiscard]] std::string slurm_block_conf(const topology::SwitchTree& tree,
+                                           const topology::ClusterDescriptor<E>& d) {
+  assert(tree.hosts.size() == static_cast<size_t>(d.hosts()));
+  const BlockPlan plan = block_plan(d);
+  std::string out = str_cat(
+      "# topology.conf for Slurm's topology/block plugin (Slurm 23.11+), written by railyard ",
+      kVersion, ".\n# ", detail::block_summary(plan), ", ", tree.hosts.size(),
+      " nodes. Put it next to slurm.conf; set TopologyPlugin=topology/block.\n");
+  for (const auto& b : plan.blocks)
+    str_append(out, "BlockName=", b.name, " Nodes=", detail::block_hostlist(tree, plan, b), "\n");
+  str_append(out, "BlockSizes=", join(plan.block_sizes, ","), "\n");
+  return out;
+}
+
+// topology.yaml (Slurm 25.05+) with a `tree` topology (the cluster default) and a
+// `block` topology. Preconditions as for slurm_topology_conf and slurm_block_conf.
+template <class E>
+[[nodiscard]] std::string slurm_topology_yaml(const topology::SwitchTree& tree,
+                                              const topology::ClusterDescriptor<E>& d) {
+  assert(tree.hosts.size() == static_cast<size_t>(d.hosts()));
+  const BlockPlan plan = block_plan(d);
+  std::string out = str_cat("# topology.yaml for Slurm 25.05+, written by railyard ", kVersion,
+                            ".\n# tree: ", detail::tree_summary(tree),
+                            ".\n# block: ", detail::block_summary(plan),
+                            ".\n# Put it next to slurm.conf; it takes precedence over "
+                            "topology.conf.\n");
+  out += "- topology: tree\n  cluster_default: true\n  tree:\n    switches:\n";
+  for (size_t i : detail::switches_by_level(tree)) {
+    const topology::SwitchTree::Switch& sw = tree.switches[i];
+    str_append(out, "      - switch: ", detail::yaml_scalar(sw.name), "\n");
+    if (!sw.hosts.empty())
+      str_append(out,
+                 "        nodes: ", detail::yaml_scalar(detail::hosts_hostlist(tree, sw.hosts)),
+                 "\n");
+    else
+      str_append(out, "        children: ",
+                 detail::yaml_scalar(detail::children_hostlist(tree, sw.children)), "\n");
+  }
+  out += "- topology: block\n  cluster_default: false\n  block:\n    block_sizes:\n";
+  for (int64_t size : plan.block_sizes) str_append(out, "      - ", size, "\n");
+  out += "    blocks:\n";
+  for (const auto& b : plan.blocks)
+    str_append(out, "      - block: ", detail::yaml_scalar(b.name),
+               "\n        nodes: ", detail::yaml_scalar(detail::block_hostlist(tree, plan, b)),
+               "\n");
+  return out;
+}
+
+}  // namespace railyard::exports

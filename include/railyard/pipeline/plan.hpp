@@ -1,0 +1,842 @@
+// railyard/pipeline/plan.hpp — the whole pipeline on a tenant mix (what
+// `railyard plan` runs): start from a busy, fragmented cluster, place a mix of
+// jobs twice — the way a plain scheduler and launcher would (naive) and the way
+// railyard would — number their ranks, route and simulate each job's main
+// collectives both ways, and derive congestion-control settings and NCCL tuner
+// rules for railyard's deployment.
+//
+//   auto cluster = railyard::topology::make_cluster("h100-1024-2to1");
+//   auto scenario = railyard::pipeline::default_plan_scenario(cluster->descriptor);
+//   absl::StatusOr<railyard::pipeline::PlanResult> r =
+//       railyard::pipeline::run_plan(*cluster, *scenario);
+//   for (const railyard::pipeline::PlanJobResult& j : r->jobs)
+//     for (const railyard::pipeline::PlanCollective& c : j.collectives)
+//       std::cout << j.job.name << " " << c.label() << ": " << c.speedup() << "x\n";
+//   // plan_report.hpp prints it (plan_text, plan_json); plan_files.hpp writes the
+//   // artifacts (NCCL XML, Slurm, Kubernetes, launcher files, env, tuner, SVG).
+//
+// The two configurations compared (the same busy hosts, the same jobs in the same
+// order, the same simulator):
+//   naive    — placement::Policy::kFirstFit (lowest free host ids), ranks in the
+//              order the hosts were allocated with the plan's own order string
+//              (placement::naive_order), ECMP routing with 1 QP per connection
+//              (an unknown switch hash, seeded by PlanOptions::seed);
+//   railyard — placement::Policy::kBestFit (the smallest level that holds the
+//              job), railyard's rank order (placement::order_ranks), planned paths
+//              (sim::Routing::kPlanned: routing::assign_paths per step).
+//
+// The starting state. A cluster is rarely empty and tidy: the mix lands on what
+// a scheduler has left. The background is a job trace (placement/replay.hpp
+// format) replayed exactly as `railyard replay` does — strict FIFO, each job its
+// own tenant — under first_fit (what a plain scheduler does) up to the instant of
+// its last arrival; the jobs running at that instant are the busy hosts both
+// configurations start from. Jobs still queued then, or that never fit the
+// cluster, are counted and left out. By default (default_plan_scenario) the trace
+// is kDefaultPlanTrace: 40 consecutive jobs (job0029 .. job0068) of the synthetic
+// tests/data/job_trace.csv, which on h100-1024-2to1 leaves 10 jobs on 16 hosts
+// spread over three SUs (SU0 hosts 0-8, six hosts scattered through SU1, one in
+// SU2): 112 hosts free, no SU but SU3 entirely free.
+//
+// The mix (kDefaultPlanJobs), placed in this order — the fine-tunes arrive first,
+// as small jobs do, and the big jobs then face what they left — each job its own
+// tenant:
+//   ft-a       64 GPUs  tp=8,dp=8        fine-tune
+//   ft-b       32 GPUs  tp=4,dp=8        fine-tune
+//   ft-c       16 GPUs  tp=8,dp=2        fine-tune
+//   moe       256 GPUs  tp=4,ep=8,dp=8   mixture of experts, 8-way expert parallel
+//                                        (32 hosts: one whole SU, if one is free)
+//   pretrain  512 GPUs  tp=8,pp=4,dp=16  dense pretraining (64 hosts: two SUs at least)
+// 110 of the 112 free hosts: the cluster ends full, as a busy one is. Bytes per
+// step are the plans' defaults (placement/plan.hpp: tp 8 GiB, cp and ep 2 GiB,
+// dp 1 GiB, pp 256 MiB per rank), so the simulated sizes stay near 1 GiB.
+//
+// Job list grammar (parse_plan_jobs; `railyard plan --jobs`): jobs separated by
+// ';', each `name:key=value,...` as in `railyard place --jobs`, where the keys are
+// gpus and tenant (as there) plus the parallelism plan's own keys tp, cp, ep, dp,
+// pp, order and <dim>_bytes (placement/plan.hpp). gpus may be left out when the
+// plan is given (it is the plan's world); a plan may be left out when gpus is
+// given (then tp = GPUs per host and dp = gpus / tp); when both are given they
+// must agree. Names are letters, digits, '.', '_' and '-' (they name files).
+// Example: "llm:tp=8,pp=2,dp=8,tenant=lab1;ft:gpus=64".
+//
+// What is simulated, per placed job and configuration (sim/collective_sim.hpp,
+// every group of the dimension at once, as a training step runs them):
+//   dp  all-reduce, ring, S = the plan's dp bytes, over the data-parallel groups;
+//   ep  all-to-all, pairwise, S = ep bytes, over the expert-parallel groups;
+//   cp  all-gather, ring, S = cp bytes (ring attention's exchange, as one ring);
+//   tp  all-reduce, ring, S = tp bytes (NVLink when TP stays inside a host);
+// for every dimension of size > 1. PP is point to point between neighbouring
+// stages and is not simulated; its bytes are in the traffic model
+// (placement::traffic: bytes per step at each tier, every dimension, PP too).
+//
+// Congestion control (cc/derive.hpp), per job, for railyard's deployment: the
+// incast is the largest any of the job's simulated collectives implies — 1 for a
+// ring that leaves the host (each NIC hears one neighbour), hosts-per-group - 1
+// for an all-to-all (every other host's NIC on the rail sends at once), 1 when
+// nothing leaves a host — and the tenants for per-QP rate limits are every job
+// running (background and mix, as railyard placed them).
+//
+// Tuner rules (NCCL's example tuner CSV, FACTS.md §6), per job, from simulations:
+// for every all-reduce communicator of the job that crosses the network (nNodes
+// = hosts of a group > 1, nRanks = ranks of a group), ring and double binary tree
+// are simulated on railyard's placement with planned paths at 4 MiB, 32 MiB,
+// 256 MiB and 2 GiB; the faster algorithm at each size owns the band from that
+// size up to the next (the last band has no upper end), adjacent bands with the
+// same winner merge, protocol simple, channels -1 (NCCL keeps its own count: the
+// simulator's channels are rings over NICs, not NCCL's per-SM channels). No rule
+// below 4 MiB: there latency and the LL/LL128 protocols dominate, which the
+// simulator does not model, so NCCL keeps its own choice.
+//
+// Heat maps: per configuration, each link's peak utilization over all the
+// simulated collectives of all jobs (the hottest any one of them drove it).
+//
+// Tenant isolation (routing/isolation.hpp): one ring step of every multi-host
+// job on every rail (routing::ring_flows), routed with ECMP (naive) and inside a
+// spine partition (railyard: routing::partition_spines, the lanes derive_cc's
+// rate limits hold tenants to); the report counts links two tenants share.
+//
+// Everything is deterministic: the same scenario and seed give the same result.
+// Cost: a few dozen collective simulations (each O(flows x path length) per
+// distinct step); about 0.2 s for the default scenario in a release build.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "railyard/cc/derive.hpp"
+#include "railyard/collective/schedule.hpp"
+#include "railyard/core/ids.hpp"
+#include "railyard/core/parse.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/placement/allocator.hpp"
+#include "railyard/placement/ordering.hpp"
+#include "railyard/placement/plan.hpp"
+#include "railyard/placement/replay.hpp"
+#include "railyard/routing/hash.hpp"
+#include "railyard/routing/isolation.hpp"
+#include "railyard/sim/collective_sim.hpp"
+#include "railyard/topology/cluster.hpp"
+#include "railyard/topology/descriptor.hpp"
+
+namespace railyard::pipeline {
+
+// The default tenant mix (see the overview).
+inline constexpr std::string_view kDefaultPlanJobs =
+    "ft-a:tp=8,dp=8;ft-b:tp=4,dp=8;ft-c:tp=8,dp=2;moe:tp=4,ep=8,dp=8;pretrain:tp=8,pp=4,dp=16";
+
+// Where the default background comes from, for reports.
+inline constexpr std::string_view kDefaultPlanTraceSource =
+    "job0029-job0068 of tests/data/job_trace.csv, embedded";
+
+// The default background: lines 30-69 of tests/data/job_trace.csv (jobs
+// job0029 .. job0068), unchanged.
+inline constexpr std::string_view kDefaultPlanTrace =
+    "time,name,gpus,duration\n"
+    "5618,job0029,8,60\n5778,job0030,8,595\n5818,job0031,8,33242\n5994,job0032,8,299\n"
+    "6154,job0033,8,60\n6156,job0034,32,49335\n6417,job0035,8,428\n6909,job0036,8,9946\n"
+    "7154,job0037,16,60\n7621,job0038,8,2396\n7666,job0039,8,155\n7724,job0040,256,4338\n"
+    "7770,job0041,32,6992\n7779,job0042,8,2276\n7876,job0043,16,690\n7878,job0044,64,1581\n"
+    "8098,job0045,8,254\n8123,job0046,8,711\n8165,job0047,32,1419\n8221,job0048,32,63\n"
+    "8243,job0049,8,12602\n8371,job0050,8,60\n8505,job0051,8,5064\n8715,job0052,8,141\n"
+    "9214,job0053,8,86400\n9360,job0054,8,662\n9398,job0055,64,1120\n9419,job0056,8,160\n"
+    "9835,job0057,32,144\n9863,job0058,8,673\n9880,job0059,8,60\n10015,job0060,256,293\n"
+    "10762,job0061,8,271\n10838,job0062,8,60\n11019,job0063,8,79\n11502,job0064,8,9106\n"
+    "11952,job0065,8,287\n11974,job0066,8,7903\n12170,job0067,32,60\n12501,job0068,8,2081\n";
+
+// One job of the mix.
+struct PlanJob {
+  std::string name;
+  std::string tenant;  // never empty (the name by default)
+  placement::ParallelPlan plan;
+  [[nodiscard]] int64_t gpus() const { return plan.world(); }
+};
+
+// What run_plan() works on.
+struct PlanScenario {
+  std::string cluster;                          // the spec text, for reports
+  std::vector<placement::TraceJob> background;  // replayed first (see the overview)
+  std::string background_source;                // where it came from, for reports
+  std::vector<PlanJob> jobs;                    // the mix, placed in this order
+};
+
+struct PlanOptions {
+  uint64_t seed = 1;  // the ECMP hash of the naive configuration
+  // Called with a short note before each long step, and with "" when done (the
+  // CLI shows the notes on a terminal); may be empty.
+  std::function<void(std::string_view)> progress;
+};
+
+// The two configurations; index into the std::arrays below.
+enum class PlanSide : uint8_t { kNaive, kRailyard };
+inline constexpr std::array<PlanSide, 2> kPlanSides = {PlanSide::kNaive, PlanSide::kRailyard};
+inline constexpr std::array<std::string_view, 2> kPlanSideNames = {"naive", "railyard"};
+[[nodiscard]] constexpr size_t side_index(PlanSide s) { return static_cast<size_t>(s); }
+[[nodiscard]] constexpr std::string_view side_name(PlanSide s) {
+  return kPlanSideNames[side_index(s)];
+}
+
+// The busy cluster the mix starts from.
+struct PlanBackground {
+  std::vector<placement::Allocation> jobs;  // running at the end of the replay, by start
+  std::vector<char> busy;                   // per host: 1 when a background job holds it
+  int32_t busy_hosts = 0;
+  int32_t trace_jobs = 0;  // lines of the trace
+  int32_t finished = 0;    // ran and left before the end
+  int32_t queued = 0;      // arrived but not started by the end (left out)
+  int32_t rejected = 0;    // can never run on this cluster (left out)
+  double end_s = 0;        // the instant of the last arrival
+};
+
+// One collective of one job, simulated both ways. The reports keep no per-link
+// vectors (they are folded into PlanResult::peak_utilization).
+struct PlanCollective {
+  placement::Dim dim = placement::Dim::kDp;
+  collective::Collective kind = collective::Collective::kAllReduce;
+  collective::Algorithm algorithm = collective::Algorithm::kRing;
+  int64_t bytes = 0;                            // S per group
+  int32_t hosts_per_group = 0;                  // most distinct hosts in one group (railyard side)
+  std::array<sim::CollectiveReport, 2> report;  // by PlanSide
+
+  [[nodiscard]] const sim::CollectiveReport& at(PlanSide s) const { return report[side_index(s)]; }
+  // naive time / railyard time (NaN when the railyard time is 0).
+  [[nodiscard]] double speedup() const {
+    const double r = at(PlanSide::kRailyard).time_us;
+    return r > 0 ? at(PlanSide::kNaive).time_us / r : std::nan("");
+  }
+  // "dp allreduce", "ep alltoall", ...
+  [[nodiscard]] std::string label() const {
+    return str_cat(placement::to_string(dim), " ", collective::collective_name(kind));
+  }
+};
+
+// A job under one configuration.
+struct PlanJobSide {
+  placement::Allocation allocation;
+  placement::JobPlacement placement;  // hosts in launch order + the order string
+  placement::TrafficReport traffic;   // the traffic model of that numbering
+};
+
+// One line of NCCL's example-tuner CSV (FACTS.md §6).
+struct TunerRule {
+  collective::Collective kind = collective::Collective::kAllReduce;
+  uint64_t min_bytes = 0;
+  uint64_t max_bytes = 0;
+  collective::Algorithm algorithm = collective::Algorithm::kRing;
+  int32_t nodes = -1;  // nNodes of the communicator
+  int32_t ranks = -1;  // nRanks
+  // Why, one line per simulated size in the band: the communicator and the bus
+  // bandwidths of both algorithms (each well under the 255 characters NCCL's
+  // example tuner reads per line).
+  std::vector<std::string> evidence;
+};
+inline constexpr uint64_t kTunerNoUpperBound = std::numeric_limits<uint64_t>::max();
+// The sizes tuner rules are simulated at (each starts a band).
+inline constexpr std::array<int64_t, 4> kTunerSizes = {int64_t{4} << 20, int64_t{32} << 20,
+                                                       int64_t{256} << 20, int64_t{2} << 30};
+
+struct PlanJobResult {
+  PlanJob job;
+  bool placed = false;
+  std::string unplaced_reason;      // the allocator's message when !placed
+  std::array<PlanJobSide, 2> side;  // by PlanSide (empty when !placed)
+  std::vector<PlanCollective> collectives;
+  int32_t incast = 1;
+  std::string incast_source;
+  std::optional<cc::CcPlan> cc;  // derived when placed
+  std::vector<TunerRule> tuner;
+
+  [[nodiscard]] const PlanJobSide& at(PlanSide s) const { return side[side_index(s)]; }
+  // The rate limit derive_cc set for the job's tenant, if any.
+  [[nodiscard]] const cc::Value* rate_limit() const {
+    if (!cc) return nullptr;
+    for (const cc::Value& v : cc->rate_limits)
+      if (v.name == job.tenant) return &v;
+    return nullptr;
+  }
+};
+
+// Links two tenants share under one configuration's routing of ring flows.
+struct PlanIsolation {
+  int64_t shared_leaf_spine = 0;
+  int64_t shared_spine_core = 0;
+  int32_t tenants = 0;  // tenants with traffic between leaves
+  std::string note;     // e.g. why no partition exists
+};
+
+struct PlanResult {
+  std::string cluster;
+  std::string background_source;
+  PlanBackground background;
+  std::vector<PlanJobResult> jobs;  // scenario order
+  // Per host: -1 free, -2 background, j >= 0 the mix job jobs[j]; by PlanSide.
+  std::array<std::vector<int32_t>, 2> owner;
+  std::array<placement::Fragmentation, 2> fragmentation;
+  // Per directed link: the highest utilization any simulated collective gave it.
+  std::array<std::vector<double>, 2> peak_utilization;
+  std::array<PlanIsolation, 2> isolation;
+
+  [[nodiscard]] int32_t placed_jobs() const {
+    return static_cast<int32_t>(
+        std::count_if(jobs.begin(), jobs.end(), [](const PlanJobResult& j) { return j.placed; }));
+  }
+  // Sum of the simulated collectives' times of every placed job (one step each).
+  [[nodiscard]] double total_time_us(PlanSide s) const {
+    double t = 0;
+    for (const PlanJobResult& j : jobs)
+      for (const PlanCollective& c : j.collectives) t += c.at(s).time_us;
+    return t;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Job lists.
+// ---------------------------------------------------------------------------
+
+namespace detail {
+
+inline bool plan_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' ||
+         c == '-';
+}
+
+inline bool plan_is_plan_key(std::string_view key) {
+  for (std::string_view k : placement::kDimNames)
+    if (key == k || key == str_cat(k, "_bytes")) return true;
+  return key == "order";
+}
+
+}  // namespace detail
+
+// Parses a job list (grammar in the overview) and checks each job against the
+// cluster: whole hosts, no larger than the cluster, TP inside an NVLink domain.
+// Errors (InvalidArgument) name the job and the key, e.g. "job 'moe': tp=16:
+// larger than the 8-GPU NVLink domain", "job 'a': gpus=64 but the plan has 32
+// ranks", "job 'x y': name: only letters, digits, '.', '_' and '-'".
+template <class E>
+[[nodiscard]] absl::StatusOr<std::vector<PlanJob>> parse_plan_jobs(
+    std::string_view text, const topology::ClusterDescriptor<E>& d) {
+  std::vector<PlanJob> out;
+  int32_t index = 0;
+  for (std::string_view raw : split(text, ';')) {
+    const std::string_view item = placement::detail::trim(raw);
+    if (item.empty()) continue;
+    ++index;
+    const size_t colon = item.find(':');
+    const std::string_view name = placement::detail::trim(item.substr(0, colon));
+    if (name.empty())
+      return absl::InvalidArgumentError(str_cat("job ", index, " ('", item,
+                                                "'): name is empty (expected name:tp=8,dp=4 "
+                                                "or name:gpus=N)"));
+    auto job_error = [&name](std::string_view what) {
+      return absl::InvalidArgumentError(str_cat("job '", name, "': ", what));
+    };
+    if (!std::all_of(name.begin(), name.end(), detail::plan_name_char))
+      return job_error("name: only letters, digits, '.', '_' and '-' (it names files)");
+    for (const PlanJob& other : out)
+      if (other.name == name) return job_error("duplicate job name");
+    PlanJob job;
+    job.name = std::string(name);
+    std::optional<int64_t> gpus;
+    std::string plan_text;
+    std::vector<std::pair<std::string, std::string>> seen;  // key, value
+    if (colon != std::string_view::npos) {
+      for (std::string_view raw_kv : split(item.substr(colon + 1), ',')) {
+        const std::string_view kv = placement::detail::trim(raw_kv);
+        if (kv.empty()) continue;
+        const size_t eq = kv.find('=');
+        if (eq == std::string_view::npos)
+          return job_error(str_cat(kv,
+                                   ": expected key=value (keys: gpus, tenant, tp, cp, ep, "
+                                   "dp, pp, order, <dim>_bytes)"));
+        const std::string key(placement::detail::trim(kv.substr(0, eq)));
+        const std::string_view value = placement::detail::trim(kv.substr(eq + 1));
+        for (const auto& [seen_key, seen_value] : seen)
+          if (seen_key == key)
+            return job_error(str_cat(key, ": key given twice (", key, "=", seen_value, ", then ",
+                                     key, "=", value, ")"));
+        seen.emplace_back(key, value);
+        if (key == "gpus") {
+          auto n = parse_int("gpus", value);
+          if (!n.ok()) return job_error(placement::detail::message_of(n.status()));
+          gpus = *n;
+        } else if (key == "tenant") {
+          if (value.empty()) return job_error("tenant=: tenant name is empty");
+          job.tenant = std::string(value);
+        } else if (detail::plan_is_plan_key(key)) {
+          str_append(plan_text, plan_text.empty() ? "" : ",", key, "=", value);
+        } else {
+          return job_error(str_cat(key, "=", value,
+                                   ": unknown key (keys: gpus, tenant, tp, cp, ep, dp, pp, "
+                                   "order, <dim>_bytes)"));
+        }
+      }
+    }
+    if (job.tenant.empty()) job.tenant = job.name;
+    const int64_t per_host = d.gpus_per_host();
+    if (plan_text.empty()) {
+      if (!gpus)
+        return job_error("give a plan (e.g. tp=8,dp=4) or gpus=N (expected name:tp=8,dp=4)");
+      if (*gpus <= 0 || *gpus % per_host != 0)
+        return job_error(str_cat("gpus=", *gpus, ": must be a positive multiple of gpus_per_host=",
+                                 per_host, " (jobs take whole hosts)"));
+      plan_text = str_cat("tp=", per_host, ",dp=", *gpus / per_host);
+    }
+    auto plan = placement::parse_plan(plan_text);
+    if (!plan.ok()) return job_error(placement::detail::message_of(plan.status()));
+    job.plan = *plan;
+    if (gpus && *gpus != job.plan.world())
+      return job_error(str_cat("gpus=", *gpus, " but the plan has ", job.plan.world(), " ranks"));
+    if (job.gpus() % per_host != 0)
+      return job_error(str_cat(job.plan.to_string(), ": ", job.gpus(),
+                               " ranks is not a whole number of ", per_host, "-GPU hosts"));
+    if (job.gpus() > d.gpus())
+      return job_error(str_cat(job.gpus(), " GPUs: larger than the cluster (", d.gpus(), " GPUs)"));
+    const int64_t domain = int64_t{d.hosts_per_domain()} * per_host;
+    const int32_t tp = job.plan.size(placement::Dim::kTp);
+    if (tp > domain)
+      return job_error(str_cat("tp=", tp, ": larger than the ", domain, "-GPU NVLink domain"));
+    if (domain % tp != 0)
+      return job_error(
+          str_cat("tp=", tp, ": must divide the ", domain, " GPUs of an NVLink domain"));
+    out.push_back(std::move(job));
+  }
+  if (out.empty()) return absl::InvalidArgumentError("no jobs (expected name:tp=8,dp=4;...)");
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The background.
+// ---------------------------------------------------------------------------
+
+// Replays `trace` under first_fit up to its last arrival (see the overview).
+// Errors: more jobs running at once than there are partition ids (as replay()).
+template <class E>
+[[nodiscard]] absl::StatusOr<PlanBackground> replay_background(
+    const topology::ClusterDescriptor<E>& d, absl::Span<const placement::TraceJob> trace) {
+  using placement::Allocator;
+  using placement::JobId;
+  PlanBackground bg;
+  bg.trace_jobs = static_cast<int32_t>(trace.size());
+  bg.busy.assign(static_cast<size_t>(d.hosts()), 0);
+  placement::AllocatorOptions options;
+  options.policy = placement::Policy::kFirstFit;
+  Allocator alloc(d, options);
+  if (trace.empty()) return bg;
+
+  std::vector<size_t> arrivals(trace.size());
+  for (size_t i = 0; i < trace.size(); ++i) arrivals[i] = i;
+  std::stable_sort(arrivals.begin(), arrivals.end(),
+                   [&](size_t a, size_t b) { return trace[a].time_s < trace[b].time_s; });
+  const double end = trace[arrivals.back()].time_s;
+  bg.end_s = end;
+  // Departures: (end time, start sequence, allocator id), earliest first.
+  using Departure = std::tuple<double, int64_t, int32_t>;
+  std::priority_queue<Departure, std::vector<Departure>, std::greater<>> running;
+  std::vector<size_t> queue;  // FIFO (front = index `head`)
+  size_t head = 0;
+  size_t next = 0;
+  int64_t starts = 0;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  for (;;) {
+    const double t_arrival = next < arrivals.size() ? trace[arrivals[next]].time_s : kNever;
+    const double t_departure = running.empty() ? kNever : std::get<0>(running.top());
+    const double now = std::min(t_arrival, t_departure);
+    if (now > end) break;
+    while (!running.empty() && std::get<0>(running.top()) <= now) {
+      RAILYARD_RETURN_IF_ERROR(alloc.release(JobId{std::get<2>(running.top())}));
+      ++bg.finished;
+      running.pop();
+    }
+    while (next < arrivals.size() && trace[arrivals[next]].time_s <= now) {
+      const placement::TraceJob& job = trace[arrivals[next]];
+      if (job.gpus <= 0 || job.gpus % d.gpus_per_host() != 0 || job.gpus > d.gpus())
+        ++bg.rejected;
+      else
+        queue.push_back(arrivals[next]);
+      ++next;
+    }
+    while (head < queue.size()) {
+      const placement::TraceJob& job = trace[queue[head]];
+      if (job.gpus / d.gpus_per_host() > alloc.free_hosts()) break;  // strict FIFO
+      RAILYARD_ASSIGN_OR_RETURN(placement::Allocation a,
+                                alloc.allocate({job.name, job.name, job.gpus}));
+      running.emplace(now + job.duration_s, starts++, a.job.value());
+      ++head;
+    }
+    if (next == arrivals.size() && now >= end) break;
+  }
+  bg.queued = static_cast<int32_t>(queue.size() - head);
+  for (JobId id : alloc.jobs()) {
+    const placement::Allocation* a = alloc.find(id);
+    bg.jobs.push_back(*a);
+    for (HostId h : a->hosts) bg.busy[static_cast<size_t>(h.value())] = 1;
+    bg.busy_hosts += static_cast<int32_t>(a->hosts.size());
+  }
+  return bg;
+}
+
+// The default scenario: kDefaultPlanTrace, then kDefaultPlanJobs, on `cluster`
+// (the spec text, for reports). Errors only if the mix does not suit the
+// cluster (parse_plan_jobs).
+template <class E>
+[[nodiscard]] absl::StatusOr<PlanScenario> default_plan_scenario(
+    const topology::ClusterDescriptor<E>& d, std::string cluster = "h100-1024-2to1") {
+  PlanScenario s;
+  s.cluster = std::move(cluster);
+  RAILYARD_ASSIGN_OR_RETURN(s.background, placement::parse_job_trace(kDefaultPlanTrace));
+  s.background_source = std::string(kDefaultPlanTraceSource);
+  RAILYARD_ASSIGN_OR_RETURN(s.jobs, parse_plan_jobs(kDefaultPlanJobs, d));
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// The pipeline.
+// ---------------------------------------------------------------------------
+
+namespace detail {
+
+// The simulated collective of a parallel dimension, and its algorithm.
+inline std::pair<collective::Collective, collective::Algorithm> plan_collective_of(
+    placement::Dim dim) {
+  switch (dim) {
+    case placement::Dim::kEp:
+      return {collective::Collective::kAllToAll, collective::Algorithm::kPairwise};
+    case placement::Dim::kCp:
+      return {collective::Collective::kAllGather, collective::Algorithm::kRing};
+    default:
+      return {collective::Collective::kAllReduce, collective::Algorithm::kRing};
+  }
+}
+
+// Dimensions simulated, in report order: network-heavy first.
+inline constexpr std::array<placement::Dim, 4> kPlanDims = {
+    placement::Dim::kDp, placement::Dim::kEp, placement::Dim::kCp, placement::Dim::kTp};
+
+inline int32_t plan_most_hosts_per_group(
+    const std::vector<std::vector<routing::GpuEndpoint>>& groups) {
+  int32_t most = 0;
+  std::vector<int32_t> hosts;
+  for (const auto& g : groups) {
+    hosts.clear();
+    for (const routing::GpuEndpoint& e : g) hosts.push_back(e.host.value());
+    std::sort(hosts.begin(), hosts.end());
+    most = std::max(most,
+                    static_cast<int32_t>(std::unique(hosts.begin(), hosts.end()) - hosts.begin()));
+  }
+  return most;
+}
+
+// An Allocator with `policy` in which exactly the hosts with busy[h] != 0 are
+// held (by one-host placeholder jobs of one tenant, named "#busy<i>", which no
+// mix job can be called). The Allocator cannot take given hosts, so every host is
+// taken by a placeholder and the placeholders on free hosts are released.
+template <class E>
+absl::StatusOr<placement::Allocator> plan_allocator_with_busy(
+    const topology::ClusterDescriptor<E>& d, placement::Policy policy,
+    const std::vector<char>& busy) {
+  placement::AllocatorOptions options;
+  options.policy = policy;
+  RAILYARD_ASSIGN_OR_RETURN(placement::Allocator alloc, placement::make_allocator(d, options));
+  if (std::none_of(busy.begin(), busy.end(), [](char b) { return b != 0; })) return alloc;
+  for (int32_t i = 0; i < d.hosts(); ++i)
+    RAILYARD_RETURN_IF_ERROR(
+        alloc.allocate({str_cat("#busy", i), "#background", d.gpus_per_host()}).status());
+  for (int32_t h = 0; h < d.hosts(); ++h)
+    if (!busy[static_cast<size_t>(h)])
+      RAILYARD_RETURN_IF_ERROR(alloc.release(alloc.owner_of(HostId{h})));
+  return alloc;
+}
+
+inline void plan_fold_peak(std::vector<double>& peak, const std::vector<double>& util) {
+  if (peak.size() < util.size()) peak.resize(util.size(), 0.0);
+  for (size_t l = 0; l < util.size(); ++l) peak[l] = std::max(peak[l], util[l]);
+}
+
+inline std::vector<int32_t> plan_host_ids(const std::vector<HostId>& hosts) {
+  std::vector<int32_t> ids;
+  ids.reserve(hosts.size());
+  for (HostId h : hosts) ids.push_back(h.value());
+  return ids;
+}
+
+// Ring (or tree) all-reduce rules for one communicator, from simulations at
+// kTunerSizes (see the overview).
+inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
+    const topology::Cluster& cluster, const std::vector<std::vector<routing::GpuEndpoint>>& groups,
+    int32_t nodes) {
+  using collective::Algorithm;
+  struct Sample {
+    Algorithm winner;
+    double ring_gbps, tree_gbps;
+  };
+  std::vector<Sample> samples;
+  for (int64_t bytes : kTunerSizes) {
+    std::array<double, 2> busbw{};
+    std::array<double, 2> time{};
+    for (size_t a = 0; a < 2; ++a) {
+      sim::CollectiveSimOptions o;
+      o.algorithm = a == 0 ? Algorithm::kRing : Algorithm::kDoubleBinaryTree;
+      o.routing = sim::Routing::kPlanned;
+      o.keep_links = false;
+      RAILYARD_ASSIGN_OR_RETURN(
+          sim::CollectiveReport r,
+          sim::simulate_collective(cluster, groups, collective::Collective::kAllReduce, bytes, o));
+      busbw[a] = r.busbw_gbps;
+      time[a] = r.time_us;
+    }
+    // Ties go to the ring (NCCL's usual choice for large all-reduce).
+    samples.push_back(
+        {time[1] < time[0] ? Algorithm::kDoubleBinaryTree : Algorithm::kRing, busbw[0], busbw[1]});
+  }
+  auto gbps = [](double v) { return fixed(v, 1); };
+  std::vector<TunerRule> rules;
+  const auto ranks = static_cast<int32_t>(groups.front().size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const auto lo = static_cast<uint64_t>(kTunerSizes[i]);
+    const uint64_t hi = i + 1 < kTunerSizes.size() ? static_cast<uint64_t>(kTunerSizes[i + 1]) - 1
+                                                   : kTunerNoUpperBound;
+    std::string why =
+        str_cat(format_bytes(static_cast<int64_t>(lo)), ": ring ", gbps(samples[i].ring_gbps),
+                ", tree ", gbps(samples[i].tree_gbps), " Gb/s busbw");
+    if (!rules.empty() && rules.back().algorithm == samples[i].winner) {
+      rules.back().max_bytes = hi;
+      rules.back().evidence.push_back(std::move(why));
+      continue;
+    }
+    rules.push_back({collective::Collective::kAllReduce,
+                     lo,
+                     hi,
+                     samples[i].winner,
+                     nodes,
+                     ranks,
+                     {std::move(why)}});
+  }
+  return rules;
+}
+
+}  // namespace detail
+
+// Runs the scenario (see the overview). A job that does not fit what is left
+// free is reported unplaced (PlanJobResult::placed false), not an error. Errors:
+// the background replay's (replay_background), and any simulation or
+// derivation failure (InvalidArgument naming the job and collective).
+[[nodiscard]] inline absl::StatusOr<PlanResult> run_plan(const topology::Cluster& cluster,
+                                                         const PlanScenario& scenario,
+                                                         const PlanOptions& options = {}) {
+  const topology::ClusterDescriptor<>& d = cluster.descriptor;
+  auto note = [&](std::string_view what) {
+    if (options.progress) options.progress(what);
+  };
+  PlanResult result;
+  result.cluster = scenario.cluster;
+  result.background_source = scenario.background_source;
+  note("replaying the background trace");
+  RAILYARD_ASSIGN_OR_RETURN(result.background, replay_background(d, scenario.background));
+
+  // Place the mix both ways on the same busy hosts.
+  note("placing the mix");
+  for (PlanSide s : kPlanSides) {
+    std::vector<int32_t>& owner = result.owner[side_index(s)];
+    owner.assign(static_cast<size_t>(d.hosts()), -1);
+    for (size_t h = 0; h < owner.size(); ++h)
+      if (result.background.busy[h]) owner[h] = -2;
+  }
+  std::vector<placement::Allocator> alloc;  // by PlanSide
+  alloc.reserve(kPlanSides.size());
+  for (PlanSide s : kPlanSides) {
+    RAILYARD_ASSIGN_OR_RETURN(
+        placement::Allocator a,
+        detail::plan_allocator_with_busy(
+            d, s == PlanSide::kNaive ? placement::Policy::kFirstFit : placement::Policy::kBestFit,
+            result.background.busy));
+    alloc.push_back(std::move(a));
+  }
+  for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+    const PlanJob& job = scenario.jobs[j];
+    PlanJobResult jr;
+    jr.job = job;
+    std::vector<absl::StatusOr<placement::Allocation>> got;  // by PlanSide
+    for (PlanSide s : kPlanSides)
+      got.push_back(alloc[side_index(s)].allocate({job.name, job.tenant, job.gpus()}));
+    // Placement succeeds exactly when the free hosts suffice, whatever the
+    // policy, so both sides agree; were one side to place a job the other cannot,
+    // the job is released there and reported unplaced.
+    const bool both = got[0].ok() && got[1].ok();
+    if (!both) {
+      for (PlanSide s : kPlanSides) {
+        auto& g = got[side_index(s)];
+        if (g.ok()) {
+          RAILYARD_RETURN_IF_ERROR(alloc[side_index(s)].release(g->job));
+        } else if (g.status().code() != absl::StatusCode::kResourceExhausted) {
+          return absl::InvalidArgumentError(
+              str_cat("job '", job.name, "': ", placement::detail::message_of(g.status())));
+        } else if (jr.unplaced_reason.empty()) {
+          jr.unplaced_reason = std::string(placement::detail::message_of(g.status()));
+        }
+      }
+      result.jobs.push_back(std::move(jr));
+      continue;
+    }
+    jr.placed = true;
+    for (PlanSide s : kPlanSides) {
+      PlanJobSide& side = jr.side[side_index(s)];
+      side.allocation = *std::move(got[side_index(s)]);
+      for (HostId h : side.allocation.hosts)
+        result.owner[side_index(s)][static_cast<size_t>(h.value())] = static_cast<int32_t>(j);
+      const std::vector<int32_t> ids = detail::plan_host_ids(side.allocation.hosts);
+      auto numbered = s == PlanSide::kNaive ? placement::naive_order(d, job.plan, ids)
+                                            : placement::order_ranks(d, job.plan, ids);
+      if (!numbered.ok())
+        return absl::InvalidArgumentError(
+            str_cat("job '", job.name, "': ", placement::detail::message_of(numbered.status())));
+      side.placement = *std::move(numbered);
+      side.traffic = placement::traffic(d, side.placement);
+    }
+    result.jobs.push_back(std::move(jr));
+  }
+  for (PlanSide s : kPlanSides)
+    result.fragmentation[side_index(s)] = alloc[side_index(s)].fragmentation();
+
+  // Simulate every job's collectives both ways.
+  for (PlanSide s : kPlanSides)
+    result.peak_utilization[side_index(s)].assign(static_cast<size_t>(cluster.fabric.link_count()),
+                                                  0.0);
+  for (PlanJobResult& jr : result.jobs) {
+    if (!jr.placed) continue;
+    const placement::ParallelPlan& plan = jr.job.plan;
+    for (placement::Dim dim : detail::kPlanDims) {
+      if (plan.size(dim) < 2) continue;
+      PlanCollective pc;
+      pc.dim = dim;
+      std::tie(pc.kind, pc.algorithm) = detail::plan_collective_of(dim);
+      pc.bytes = std::clamp<int64_t>(std::llround(plan.bytes(dim)), 1, collective::kMaxBytes);
+      for (PlanSide s : kPlanSides) {
+        note(str_cat("simulating ", jr.job.name, " ", pc.label(), " (", side_name(s), ")"));
+        const auto groups = sim::job_groups(jr.at(s).placement, dim);
+        if (s == PlanSide::kRailyard)
+          pc.hosts_per_group = detail::plan_most_hosts_per_group(groups);
+        sim::CollectiveSimOptions o;
+        o.algorithm = pc.algorithm;
+        o.routing = s == PlanSide::kNaive ? sim::Routing::kEcmp : sim::Routing::kPlanned;
+        o.qps = 1;
+        o.seed = options.seed;
+        o.keep_links = true;
+        auto rep = sim::simulate_collective(cluster, groups, pc.kind, pc.bytes, o);
+        if (!rep.ok())
+          return absl::Status(rep.status().code(),
+                              str_cat("job '", jr.job.name, "': ", pc.label(), " (", side_name(s),
+                                      "): ", placement::detail::message_of(rep.status())));
+        detail::plan_fold_peak(result.peak_utilization[side_index(s)], rep->link_utilization);
+        rep->link_utilization = {};
+        rep->link_bytes = {};
+        pc.report[side_index(s)] = *std::move(rep);
+      }
+      jr.collectives.push_back(std::move(pc));
+    }
+  }
+
+  // Congestion control and tuner rules for railyard's deployment.
+  std::vector<placement::Allocation> tenants = result.background.jobs;
+  for (const PlanJobResult& jr : result.jobs)
+    if (jr.placed) tenants.push_back(jr.at(PlanSide::kRailyard).allocation);
+  for (PlanJobResult& jr : result.jobs) {
+    if (!jr.placed) continue;
+    note(str_cat("deriving congestion control and tuner rules for ", jr.job.name));
+    jr.incast = 1;
+    jr.incast_source = "nothing leaves a host: no network incast";
+    bool network = false;
+    for (const PlanCollective& c : jr.collectives) {
+      if (c.hosts_per_group < 2) continue;
+      const bool a2a = c.kind == collective::Collective::kAllToAll;
+      const int32_t n = a2a ? c.hosts_per_group - 1 : 1;
+      if (!network || n > jr.incast) {
+        jr.incast = n;
+        jr.incast_source =
+            a2a ? str_cat(c.label(), " over ", c.hosts_per_group,
+                          " hosts per group: every other host's NIC on the rail sends at once")
+                : str_cat(c.label(), " ring: each NIC receives from one neighbour");
+      }
+      network = true;
+    }
+    cc::CcInputs in;
+    in.incast = jr.incast;
+    in.tenants = tenants;
+    auto plan = cc::derive_cc(cluster, in);
+    if (!plan.ok())
+      return absl::Status(plan.status().code(),
+                          str_cat("job '", jr.job.name, "': congestion control: ",
+                                  placement::detail::message_of(plan.status())));
+    jr.cc = *std::move(plan);
+
+    // Tuner rules: one set per distinct (nodes, ranks) all-reduce communicator.
+    std::vector<std::pair<int32_t, int32_t>> done;
+    for (const PlanCollective& c : jr.collectives) {
+      if (c.kind != collective::Collective::kAllReduce || c.hosts_per_group < 2) continue;
+      const std::pair<int32_t, int32_t> shape{c.hosts_per_group, c.at(PlanSide::kRailyard).ranks};
+      if (std::find(done.begin(), done.end(), shape) != done.end()) continue;
+      done.push_back(shape);
+      const auto groups = sim::job_groups(jr.at(PlanSide::kRailyard).placement, c.dim);
+      auto rules = detail::plan_tuner_rules(cluster, groups, c.hosts_per_group);
+      if (!rules.ok())
+        return absl::Status(rules.status().code(),
+                            str_cat("job '", jr.job.name, "': tuner rules for ", c.label(), ": ",
+                                    placement::detail::message_of(rules.status())));
+      for (TunerRule& r : *rules) {
+        for (std::string& e : r.evidence) e = str_cat(c.label(), " at ", e);
+        jr.tuner.push_back(std::move(r));
+      }
+    }
+  }
+
+  // Tenant isolation: ring flows of every job, ECMP vs a spine partition.
+  note("checking tenant isolation");
+  for (PlanSide s : kPlanSides) {
+    std::vector<placement::Allocation> jobs = result.background.jobs;
+    for (const PlanJobResult& jr : result.jobs)
+      if (jr.placed) jobs.push_back(jr.at(s).allocation);
+    std::vector<std::vector<routing::Flow>> flows;
+    for (const placement::Allocation& a : jobs) flows.push_back(routing::ring_flows(a, d, 64e6));
+    PlanIsolation& iso = result.isolation[side_index(s)];
+    const routing::SpinePartition part = routing::partition_spines(d, jobs, flows);
+    for (const routing::TenantLanes& t : part.tenants)
+      iso.tenants += t.cross_leaf_bytes > 0 ? 1 : 0;
+    absl::StatusOr<std::vector<std::vector<routing::Route>>> routes;
+    if (s == PlanSide::kNaive) {
+      const routing::UniformRandomHash hash(options.seed);
+      routes = routing::route_jobs_ecmp(d, cluster.fabric, flows, hash);
+      iso.note = "ECMP";
+    } else if (!part.ok) {
+      iso.note = str_cat("no spine partition (", part.reason, "): planned paths");
+      routes = routing::route_jobs_planned(d, cluster.fabric, flows);
+    } else {
+      iso.note = iso.tenants == 0
+                     ? std::string("no tenant crosses a spine")
+                     : str_cat("spine partition of ", part.spine_lanes, " uplinks per leaf");
+      routes = routing::route_jobs_partitioned(d, cluster.fabric, jobs, flows, part);
+    }
+    if (!routes.ok()) return routes.status();
+    RAILYARD_ASSIGN_OR_RETURN(routing::IsolationReport rep,
+                              routing::isolation_report(cluster.fabric, jobs, flows, *routes));
+    iso.shared_leaf_spine = rep.shared_in(topology::LinkTier::kLeafSpine);
+    iso.shared_spine_core = rep.shared_in(topology::LinkTier::kSpineCore);
+  }
+  note("");
+  return result;
+}
+
+}  // namespace railyard::pipeline

@@ -1,0 +1,479 @@
+// railyard/report/cc_report.hpp — derived congestion-control settings (cc::CcPlan) as a
+// text report and as JSON (what `railyard cc` prints).
+//
+//   auto cluster = railyard::topology::make_cluster("h100-1024");
+//   railyard::cc::CcInputs in;
+//   in.incast = 15;
+//   auto plan = railyard::cc::derive_cc(*cluster, in);
+//   railyard::report::CcReportContext ctx;
+//   ctx.cluster = "h100-1024";
+//   ctx.incast_source = "alltoall over 16 hosts";
+//   std::string text = railyard::report::cc_text(*plan, in, ctx);
+//   std::string json = railyard::report::cc_json(*plan, in, ctx);
+//
+// Text: link speed, incast (and where it came from), buffer per port and PFC
+// headroom with their reasons; tables of the path classes (path, switches, cable m,
+// RTT µs, BDP KB), ECN per egress tier (Kmin KB, Kmax KB, Pmax, p*, burst KB,
+// fits; reasons below, one line per distinct reason), DCQCN (mlx5 cc_params /
+// debugfs names: name, value, unit, reason), HPCC and UEC NSCC; the NCCL
+// environment as `# reason` then `NAME=value` lines (an env file as is; a shell after `export`,
+// or into an env file whose parser strips trailing comments); per-QP rate limits
+// when tenants were given; warnings; with a cc::CcValidation, the fluid-model
+// table (derived vs vendor) and its verdict.
+//
+// JSON keys: inputs {cluster, incast, incast_source, buffer_bytes_per_port (null
+// = derived), mtu_bytes, frame_overhead_bytes, switch_mtu_bytes, dt_alpha,
+// message_bytes (null = NCCL's default buffer), switch_ns, nic_ns, qps_per_nic,
+// jobs, tenants[] {name, tenant, gpus, hosts}}, link_gbps, incast, incast_source,
+// mtu_bytes, frame_bytes, buffer_bytes_per_port, buffer_reason,
+// pfc_headroom_bytes, pfc_reason, paths[] {path, switches, cable_m, one_way_us,
+// rtt_us, bdp_bytes}, ecn {tier, kmin_bytes, kmax_bytes, pmax} (the leaf->host
+// tier, the one every host's traffic ends on), ecn_tiers[] {tier, rtt_us,
+// bdp_bytes, kmin_bytes, kmax_bytes, pmax, equilibrium_p, incast_burst_bytes,
+// buffer_bytes, usable_bytes, fits, reason}, dcqcn {NAME: {value, unit, reason}},
+// hpcc {...}, nscc {...} (same shape), nccl_env {NAME: {value, reason}} (values
+// are strings, as the environment holds them), rate_limits[] {tenant,
+// kbps_per_qp, reason}, warnings[], and with a cc::CcValidation: fluid {senders,
+// start_fraction, feedback_delay_us, buffer_bytes, duration_us, derived_ok, warnings[],
+// derived/vendor {kmin_bytes, kmax_bytes, pmax, peak_queue_bytes, utilization,
+// steady_utilization, steady_queue_bytes, marked_fraction, convergence_us (null: never),
+// under_buffer}}.
+//
+// Numbers are rounded so the bytes are deterministic: bytes to whole bytes,
+// times and lengths to 3 decimals (ns resolution), probabilities to 6
+// significant digits; setting values to 3 decimals (6 significant digits below 1).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "railyard/cc/derive.hpp"
+#include "railyard/cc/validate.hpp"
+#include "railyard/core/parse.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/report/json.hpp"
+#include "railyard/placement/allocator.hpp"
+
+namespace railyard::report {
+
+// What the report says about its inputs beyond CcInputs.
+struct CcReportContext {
+  std::string cluster;                // the spec or preset name, as given
+  std::string incast_source;          // why this incast, e.g. "alltoall over 16 hosts"
+  std::string jobs;                   // the tenant list text, if any
+  std::vector<std::string> warnings;  // the caller's own (e.g. unplaced tenants)
+};
+
+namespace detail {
+
+// `x` rounded to `decimals` places (non-finite values unchanged).
+inline double cc_round(double x, int decimals) {
+  if (!std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, decimals);
+  return std::round(x * scale) / scale;
+}
+
+// Decimals that keep 6 significant digits of |x| < 1 (at most 12).
+inline int cc_small_decimals(double x) {
+  if (x == 0 || !std::isfinite(x)) return 0;
+  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(x))));
+  return std::clamp(5 - exponent, 0, 12);
+}
+
+// Probabilities: 6 significant digits.
+inline double cc_round_p(double p) { return cc_round(p, std::max(3, cc_small_decimals(p))); }
+
+// Setting values: 3 decimals, 6 significant digits below 1.
+inline double cc_round_value(double x) {
+  return cc_round(x, std::fabs(x) < 1 ? std::max(3, cc_small_decimals(x)) : 3);
+}
+
+// `x` with exactly `decimals` digits after the point ("-" when not finite).
+inline std::string cc_fixed(double x, int decimals) { return fixed(x, decimals); }
+
+// A setting's value as text: as cc_round_value keeps it, in shortest form
+// (integers as integers).
+inline std::string cc_value_text(double x) {
+  const double r = cc_round_value(x);
+  if (!std::isfinite(r)) return "-";
+  if (r == std::floor(r) && std::fabs(r) < 9e15) return str_cat(static_cast<int64_t>(r));
+  return str_cat(r);
+}
+
+inline std::string cc_kb(double bytes) { return cc_fixed(bytes / 1000.0, 1); }
+
+// A table: left-aligned or right-aligned columns, widths from the content; the
+// last column is never padded (it holds free text).
+class CcTable {
+ public:
+  explicit CcTable(std::vector<std::pair<std::string, bool>> columns)  // {title, right-aligned}
+      : columns_(std::move(columns)) {}
+  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void render(std::string& out, std::string_view indent = "") const {
+    std::vector<size_t> width(columns_.size(), 0);
+    for (size_t c = 0; c < columns_.size(); ++c) width[c] = columns_[c].first.size();
+    for (const auto& r : rows_)
+      for (size_t c = 0; c < r.size() && c < width.size(); ++c)
+        width[c] = std::max(width[c], r[c].size());
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string text(indent);
+      for (size_t c = 0; c < columns_.size(); ++c) {
+        const std::string& cell = c < cells.size() ? cells[c] : std::string();
+        const bool last = c + 1 == columns_.size();
+        if (c > 0) text += "  ";
+        const size_t fill = width[c] - std::min(width[c], cell.size());
+        if (columns_[c].second) text.append(fill, ' ');
+        text += cell;
+        if (!columns_[c].second && !last) text.append(fill, ' ');
+      }
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      out += text;
+      out += '\n';
+    };
+    std::vector<std::string> titles;
+    for (const auto& c : columns_) titles.push_back(c.first);
+    line(titles);
+    for (const auto& r : rows_) line(r);
+  }
+
+ private:
+  std::vector<std::pair<std::string, bool>> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+inline void cc_values_table(std::string& out, const std::vector<cc::Value>& values) {
+  CcTable t({{"name", false}, {"value", true}, {"unit", false}, {"reason", false}});
+  for (const cc::Value& v : values) t.row({v.name, cc_value_text(v.value), v.unit, v.reason});
+  t.render(out, "  ");
+}
+
+inline void cc_values_json(JsonWriter& w, const std::vector<cc::Value>& values) {
+  w.begin_object();
+  for (const cc::Value& v : values) {
+    w.key(v.name).begin_object();
+    w.key("value").value(cc_round_value(v.value));
+    w.key("unit").value(v.unit);
+    w.key("reason").value(v.reason);
+    w.end_object();
+  }
+  w.end_object();
+}
+
+// The NCCL variables in order: name, value (text), reason.
+struct CcEnvLine {
+  std::string name;
+  std::string value;
+  std::string reason;
+};
+inline std::vector<CcEnvLine> cc_env_lines(const cc::CcPlan& plan) {
+  std::vector<CcEnvLine> out;
+  for (const cc::EnvVar& v : plan.nccl_env) out.push_back({v.name, v.value, v.reason});
+  return out;
+}
+
+inline std::string cc_hosts_text(const std::vector<HostId>& hosts) {
+  std::vector<int32_t> ids;
+  ids.reserve(hosts.size());
+  for (HostId h : hosts) ids.push_back(h.value());
+  std::sort(ids.begin(), ids.end());
+  return format_host_list(ids);
+}
+
+inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext& ctx) {
+  return str_cat(plan.incast, plan.incast == 1 ? " sender" : " senders", " into one port at once",
+                 ctx.incast_source.empty() ? std::string() : str_cat(" (", ctx.incast_source, ")"));
+}
+
+}  // namespace detail
+
+[[nodiscard]] inline std::string cc_json(const cc::CcPlan& plan, const cc::CcInputs& in,
+                                         const CcReportContext& ctx = {}, int indent = 2,
+                                         const cc::CcValidation* fluid = nullptr) {
+  using detail::cc_round;
+  using detail::cc_round_p;
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("inputs").begin_object();
+  w.key("cluster").value(ctx.cluster);
+  w.key("incast").value(in.incast);
+  w.key("incast_source").value(ctx.incast_source);
+  w.key("buffer_bytes_per_port");
+  if (in.buffer_bytes_per_port > 0)
+    w.value(cc_round(in.buffer_bytes_per_port, 0));
+  else
+    w.null();
+  w.key("mtu_bytes").value(cc_round(in.mtu_bytes, 0));
+  w.key("frame_overhead_bytes").value(cc_round(in.frame_overhead_bytes, 0));
+  w.key("switch_mtu_bytes").value(cc_round(in.switch_mtu_bytes, 0));
+  w.key("dt_alpha").value(cc_round(in.dt_alpha, 6));
+  w.key("message_bytes");
+  if (in.message_bytes > 0)
+    w.value(cc_round(in.message_bytes, 0));
+  else
+    w.null();
+  w.key("switch_ns").value(cc_round(in.latency.switch_ns, 3));
+  w.key("nic_ns").value(cc_round(in.latency.nic_ns, 3));
+  w.key("qps_per_nic").value(in.qps_per_nic);
+  w.key("jobs").value(ctx.jobs);
+  w.key("tenants").begin_array();
+  for (const placement::Allocation& a : in.tenants) {
+    w.begin_object();
+    w.key("name").value(a.name);
+    w.key("tenant").value(a.tenant);
+    w.key("gpus").value(a.gpus);
+    w.key("hosts").value(detail::cc_hosts_text(a.hosts));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+
+  w.key("link_gbps").value(cc_round(plan.link_gbps, 3));
+  w.key("incast").value(plan.incast);
+  w.key("incast_source").value(ctx.incast_source);
+  w.key("mtu_bytes").value(cc_round(plan.mtu_bytes, 0));
+  w.key("frame_bytes").value(cc_round(plan.frame_bytes, 0));
+  w.key("buffer_bytes_per_port").value(cc_round(plan.buffer_bytes_per_port, 0));
+  w.key("buffer_reason").value(plan.buffer_reason);
+  w.key("pfc_headroom_bytes").value(cc_round(plan.pfc_headroom_bytes, 0));
+  w.key("pfc_reason").value(plan.pfc_reason);
+
+  w.key("paths").begin_array();
+  for (const cc::PathRtt& p : plan.paths) {
+    w.begin_object();
+    w.key("path").value(p.path);
+    w.key("switches").value(p.switches);
+    w.key("cable_m").value(cc_round(p.cable_m, 3));
+    w.key("one_way_us").value(cc_round(p.one_way_us, 3));
+    w.key("rtt_us").value(cc_round(p.rtt_us, 3));
+    w.key("bdp_bytes").value(cc_round(p.bdp_bytes, 0));
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("ecn");
+  if (plan.ecn.empty()) {
+    w.null();
+  } else {
+    const cc::EcnTier& e = plan.ecn.front();  // leaf->host
+    w.begin_object();
+    w.key("tier").value(e.tier);
+    w.key("kmin_bytes").value(cc_round(e.kmin_bytes, 0));
+    w.key("kmax_bytes").value(cc_round(e.kmax_bytes, 0));
+    w.key("pmax").value(cc_round_p(e.pmax));
+    w.end_object();
+  }
+  w.key("ecn_tiers").begin_array();
+  for (const cc::EcnTier& e : plan.ecn) {
+    w.begin_object();
+    w.key("tier").value(e.tier);
+    w.key("rtt_us").value(cc_round(e.rtt_us, 3));
+    w.key("bdp_bytes").value(cc_round(e.bdp_bytes, 0));
+    w.key("kmin_bytes").value(cc_round(e.kmin_bytes, 0));
+    w.key("kmax_bytes").value(cc_round(e.kmax_bytes, 0));
+    w.key("pmax").value(cc_round_p(e.pmax));
+    w.key("equilibrium_p").value(cc_round_p(e.equilibrium_p));
+    w.key("incast_burst_bytes").value(cc_round(e.incast_burst_bytes, 0));
+    w.key("buffer_bytes").value(cc_round(e.buffer_bytes, 0));
+    w.key("usable_bytes").value(cc_round(e.usable_bytes, 0));
+    w.key("fits").value(e.fits);
+    w.key("reason").value(e.reason);
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("dcqcn");
+  detail::cc_values_json(w, plan.dcqcn_settings);
+  w.key("hpcc");
+  detail::cc_values_json(w, plan.hpcc);
+  w.key("nscc");
+  detail::cc_values_json(w, plan.nscc);
+  w.key("nccl_env").begin_object();
+  for (const detail::CcEnvLine& e : detail::cc_env_lines(plan)) {
+    w.key(e.name).begin_object();
+    w.key("value").value(e.value);
+    w.key("reason").value(e.reason);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("rate_limits").begin_array();
+  for (const cc::Value& r : plan.rate_limits) {
+    w.begin_object();
+    w.key("tenant").value(r.name);
+    w.key("kbps_per_qp").value(cc_round(r.value, 0));
+    w.key("reason").value(r.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const std::string& s : plan.warnings) w.value(s);
+  for (const std::string& s : ctx.warnings) w.value(s);
+  w.end_array();
+  if (fluid != nullptr) {
+    w.key("fluid").begin_object();
+    w.key("senders").value(fluid->senders);
+    w.key("start_fraction").value(cc_round(fluid->start_fraction, 6));
+    w.key("feedback_delay_us").value(cc_round(fluid->feedback_delay_us, 3));
+    w.key("buffer_bytes").value(cc_round(fluid->buffer_bytes, 0));
+    w.key("duration_us").value(cc_round(fluid->duration_us, 3));
+    w.key("derived_ok").value(fluid->derived_ok());
+    w.key("warnings").begin_array();
+    for (const std::string& s : fluid->warnings) w.value(s);
+    w.end_array();
+    for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor}) {
+      w.key(f->profile).begin_object();
+      w.key("kmin_bytes").value(cc_round(f->red.kmin_bytes, 0));
+      w.key("kmax_bytes").value(cc_round(f->red.kmax_bytes, 0));
+      w.key("pmax").value(cc_round_p(f->red.pmax));
+      w.key("peak_queue_bytes").value(cc_round(f->peak_queue_bytes, 0));
+      w.key("utilization").value(cc_round(f->utilization, 4));
+      w.key("steady_utilization").value(cc_round(f->steady_utilization, 4));
+      w.key("steady_queue_bytes").value(cc_round(f->steady_queue_bytes, 0));
+      w.key("marked_fraction").value(cc_round(f->marked_fraction, 6));
+      w.key("convergence_us");
+      if (f->convergence_us) {
+        w.value(cc_round(*f->convergence_us, 1));
+      } else {
+        w.null();
+      }
+      w.key("under_buffer").value(f->under_buffer);
+      w.end_object();
+    }
+    w.end_object();
+  }
+  w.end_object();
+  return std::move(w).line();
+}
+
+[[nodiscard]] inline std::string cc_text(const cc::CcPlan& plan, const cc::CcInputs& in,
+                                         const CcReportContext& ctx = {},
+                                         const cc::CcValidation* fluid = nullptr) {
+  using detail::cc_fixed;
+  using detail::cc_kb;
+  using detail::CcTable;
+  std::string out;
+  str_append(out, "cluster     ", ctx.cluster.empty() ? std::string("-") : ctx.cluster, ": ",
+             cc_fixed(plan.link_gbps, 0), " Gb/s links, MTU ", cc_fixed(plan.mtu_bytes, 0), " B (",
+             cc_fixed(plan.frame_bytes, 0), " B frames on the wire)\n");
+  str_append(out, "incast      ", detail::cc_incast_text(plan, ctx), "\n");
+  str_append(out, "buffer      ", cc_kb(plan.buffer_bytes_per_port),
+             " KB per port: ", plan.buffer_reason, "\n");
+  str_append(out, "PFC         ", cc_kb(plan.pfc_headroom_bytes),
+             " KB headroom per port: ", plan.pfc_reason, "\n");
+  if (in.message_bytes > 0)
+    str_append(out, "message     ", cc_fixed(in.message_bytes, 0), " bytes per connection\n");
+
+  str_append(out,
+             "\npath classes (one way: cables at 5 ns/m + switches + 2 NICs + one frame; "
+             "RTT = 2 x one way; BDP = link x RTT)\n");
+  CcTable paths(
+      {{"path", false}, {"switches", true}, {"cable m", true}, {"RTT us", true}, {"BDP KB", true}});
+  for (const cc::PathRtt& p : plan.paths)
+    paths.row({p.path, str_cat(p.switches), cc_fixed(p.cable_m, 1), cc_fixed(p.rtt_us, 3),
+               cc_kb(p.bdp_bytes)});
+  paths.render(out, "  ");
+
+  const double usable = plan.ecn.empty() ? 0 : plan.ecn.front().usable_bytes;
+  str_append(out, "\nECN per egress tier (usable before PFC = buffer - headroom = ", cc_kb(usable),
+             " KB; burst = (incast - 1) x BDP)\n");
+  CcTable ecn({{"tier", false},
+               {"Kmin KB", true},
+               {"Kmax KB", true},
+               {"Pmax", true},
+               {"p*", true},
+               {"burst KB", true},
+               {"fits", false}});
+  for (const cc::EcnTier& e : plan.ecn) {
+    const double p = detail::cc_round_p(e.equilibrium_p);
+    ecn.row({e.tier, cc_kb(e.kmin_bytes), cc_kb(e.kmax_bytes), cc_fixed(e.pmax, 4),
+             cc_fixed(p, std::max(4, detail::cc_small_decimals(p))), cc_kb(e.incast_burst_bytes),
+             e.fits ? "yes" : "NO"});
+  }
+  ecn.render(out, "  ");
+  // One line per distinct reason, naming the tiers it covers.
+  std::vector<std::pair<std::string, std::string>> reasons;  // tiers, reason
+  for (const cc::EcnTier& e : plan.ecn) {
+    auto it = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& r) { return r.second == e.reason; });
+    if (it == reasons.end())
+      reasons.emplace_back(e.tier, e.reason);
+    else
+      str_append(it->first, ", ", e.tier);
+  }
+  for (const auto& [tiers, reason] : reasons) str_append(out, "  why ", tiers, ": ", reason, "\n");
+
+  out += "\nDCQCN (mlx5 cc_params, as in /sys/kernel/debug/mlx5/<pci>/cc_params/)\n";
+  detail::cc_values_table(out, plan.dcqcn_settings);
+  out += "\nHPCC\n";
+  detail::cc_values_table(out, plan.hpcc);
+  out += "\nNSCC (UEC)\n";
+  detail::cc_values_table(out, plan.nscc);
+
+  out += "\nNCCL environment (export these, or put them in the job's env file)\n";
+  for (const detail::CcEnvLine& e : detail::cc_env_lines(plan))
+    str_append(out, "# ", e.reason, "\n", e.name, "=", e.value, "\n");
+
+  if (!in.tenants.empty()) {
+    out += "\nrate limits per QP (ibv_qp_rate_limit_attr.rate_limit)\n";
+    if (plan.rate_limits.empty()) {
+      const bool no_partition =
+          std::any_of(plan.warnings.begin(), plan.warnings.end(),
+                      [](const std::string& w) { return w.starts_with("no spine partition"); });
+      out += no_partition ? "  (none: see the warnings)\n"
+                          : "  (none: no tenant's traffic crosses a spine)\n";
+    } else {
+      CcTable rl({{"tenant", false}, {"kbps/QP", true}, {"Gb/s/QP", true}, {"reason", false}});
+      for (const cc::Value& r : plan.rate_limits)
+        rl.row({r.name, cc_fixed(r.value, 0), cc_fixed(r.value / 1e6, 3), r.reason});
+      rl.render(out, "  ");
+    }
+  }
+
+  if (fluid != nullptr) {
+    str_append(out, "\nfluid model (DCQCN, ", fluid->senders, " senders at ",
+               cc_fixed(fluid->start_fraction * 100, 1), "% of line rate into one ",
+               cc_fixed(fluid->buffer_bytes / 1e6, 1), " MB port, feedback ",
+               cc_fixed(fluid->feedback_delay_us, 3), " us, ",
+               cc_fixed(fluid->duration_us / 1000, 0), " ms)\n");
+    CcTable ft({{"profile", false},
+                {"Kmin KB", true},
+                {"Kmax KB", true},
+                {"Pmax", true},
+                {"peak KB", true},
+                {"util", true},
+                {"steady util", true},
+                {"steady q KB", true},
+                {"settled us", true},
+                {"under buffer", false}});
+    for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor})
+      ft.row({f->profile, cc_fixed(f->red.kmin_bytes / 1e3, 1),
+              cc_fixed(f->red.kmax_bytes / 1e3, 1), cc_fixed(f->red.pmax, 4),
+              cc_fixed(f->peak_queue_bytes / 1e3, 1), cc_fixed(f->utilization, 3),
+              cc_fixed(f->steady_utilization, 3), cc_fixed(f->steady_queue_bytes / 1e3, 1),
+              f->convergence_us ? cc_fixed(*f->convergence_us, 1) : std::string("never"),
+              f->under_buffer ? "yes" : "no (PFC pauses)"});
+    ft.render(out, "  ");
+    str_append(out, "  verdict: ",
+               fluid->derived_ok()
+                   ? "derived settings keep the queue under the buffer and the steady utilization "
+                     ">= 95%"
+                   : "derived settings miss: steady utilization < 95% or the queue overflows "
+                     "the buffer",
+               "\n");
+    for (const std::string& w : fluid->warnings) str_append(out, "  ", w, "\n");
+  }
+
+  if (!plan.warnings.empty() || !ctx.warnings.empty()) {
+    out += "\nwarnings\n";
+    for (const std::string& s : plan.warnings) str_append(out, "  ", s, "\n");
+    for (const std::string& s : ctx.warnings) str_append(out, "  ", s, "\n");
+  }
+  return out;
+}
+
+}  // namespace railyard::report

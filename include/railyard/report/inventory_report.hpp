@@ -1,0 +1,191 @@
+// railyard/report/inventory_report.hpp — the inventory as JSON and as a text report
+// (what `railyard describe` prints).
+//
+//   auto cluster = railyard::topology::make_cluster("h100-1024");
+//   std::string json = railyard::report::inventory_json(cluster->descriptor);
+//   std::string text = railyard::report::inventory_text(cluster->descriptor);
+//
+// JSON keys (DESIGN.md contract, plus detail): cluster, kind, hosts, gpus, nics,
+// nic_ports, rails, planes, sus, pods, nvlink_domains, switches.{leaf,spine,core,
+// total}, ports.{leaf,spine,core}.{total,down,up,free}, links.{host_leaf,
+// leaf_spine,spine_core}, cables.{copper,optical}, transceivers,
+// oversubscription.{leaf,spine}, host_injection_gbps, bisection_gbps.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "railyard/core/strings.hpp"
+#include "railyard/report/json.hpp"
+#include "railyard/topology/cluster_spec.hpp"
+#include "railyard/topology/descriptor.hpp"
+#include "railyard/topology/fabric.hpp"
+#include "railyard/topology/inventory.hpp"
+
+namespace railyard::report {
+
+template <class E>
+[[nodiscard]] std::string inventory_json(const topology::ClusterDescriptor<E>& d, int indent = 2) {
+  using topology::SwitchTier;
+  const topology::Inventory inv = topology::inventory(d);
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("cluster").value(topology::to_spec_string(d.spec()));
+  w.key("kind").value(topology::to_string(d.kind()));
+  w.key("hosts").value(inv.hosts);
+  w.key("gpus").value(inv.gpus);
+  w.key("nics").value(inv.nics);
+  w.key("nic_ports").value(inv.nic_ports);
+  w.key("rails").value(inv.rails);
+  w.key("planes").value(inv.planes);
+  w.key("sus").value(inv.sus);
+  w.key("pods").value(inv.pods);
+  w.key("nvlink_domains").value(inv.nvlink_domains);
+  w.key("switches").begin_object();
+  for (size_t t = 0; t < 3; ++t) w.key(topology::kSwitchTierNames[t]).value(inv.tiers[t].switches);
+  w.key("total").value(inv.switches());
+  w.end_object();
+  w.key("ports").begin_object();
+  for (size_t t = 0; t < 3; ++t) {
+    const topology::TierInventory& ti = inv.tiers[t];
+    w.key(topology::kSwitchTierNames[t]).begin_object();
+    w.key("total").value(ti.ports_total);
+    w.key("down").value(ti.ports_down);
+    w.key("up").value(ti.ports_up);
+    w.key("free").value(ti.ports_free);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("links").begin_object();
+  w.key("host_leaf").value(inv.links_host_leaf);
+  w.key("leaf_spine").value(inv.links_leaf_spine);
+  w.key("spine_core").value(inv.links_spine_core);
+  w.end_object();
+  w.key("cables").begin_object();
+  w.key("copper").value(inv.cables_copper);
+  w.key("optical").value(inv.cables_optical);
+  w.end_object();
+  w.key("transceivers").value(inv.transceivers);
+  w.key("oversubscription").begin_object();
+  w.key("leaf").value(inv.tier(SwitchTier::kLeaf).oversubscription);
+  w.key("spine").value(inv.tier(SwitchTier::kSpine).oversubscription);
+  w.end_object();
+  w.key("host_injection_gbps").value(inv.host_injection_gbps);
+  w.key("bisection_gbps").value(inv.bisection_gbps);
+  w.end_object();
+  return std::move(w).line();
+}
+
+template <class E>
+[[nodiscard]] std::string inventory_text(const topology::ClusterDescriptor<E>& d) {
+  using topology::SwitchTier;
+  const topology::Inventory inv = topology::inventory(d);
+  const topology::ClusterSpec& s = d.spec();
+  const topology::ClosShape& c = d.shape();
+  std::string out;
+  str_append(out, "cluster   ", topology::to_spec_string(s), "\n");
+  str_append(out, "hosts     ", inv.hosts, " x ", s.gpus_per_host, " GPUs = ", inv.gpus, " GPUs; ",
+             inv.nics, " NICs (", inv.rails, " rails",
+             inv.planes > 1 ? str_cat(" x ", inv.planes, " planes") : "", ", ", s.nic_gbps,
+             " Gb/s per port)\n");
+  str_append(out, "groups    ", inv.sus, " SUs of ", s.hosts_per_su, " hosts, ", inv.pods, " pod",
+             inv.pods == 1 ? "" : "s", ", ", inv.nvlink_domains, " NVLink domains of ", s.scale_up,
+             " GPUs\n");
+  str_append(out, "\ntier    switches  ports: down     up   free   oversub\n");
+  for (size_t t = 0; t < 3; ++t) {
+    const topology::TierInventory& ti = inv.tiers[t];
+    if (ti.switches == 0) continue;
+    std::string name(topology::kSwitchTierNames[t]);
+    name.resize(8, ' ');
+    auto pad = [](int64_t v, size_t width) {
+      std::string n = str_cat(v);
+      return std::string(n.size() < width ? width - n.size() : 0, ' ') + n;
+    };
+    str_append(out, name, pad(ti.switches, 8), pad(ti.ports_down, 13), pad(ti.ports_up, 7),
+               pad(ti.ports_free, 7), "   ",
+               ti.oversubscription > 0 ? str_cat(ti.oversubscription, ":1") : std::string("-"),
+               "\n");
+  }
+  str_append(out, "\nlinks     host-leaf ", inv.links_host_leaf, ", leaf-spine ",
+             inv.links_leaf_spine, ", spine-core ", inv.links_spine_core, "\n");
+  str_append(out, "cables    ", inv.cables_copper, " copper, ", inv.cables_optical, " optical (",
+             inv.transceivers, " transceivers)\n");
+  str_append(out, "bandwidth host injection ", inv.host_injection_gbps / 1000, " Tb/s, bisection ",
+             inv.bisection_gbps / 1000, " Tb/s\n");
+  if (c.leaf_up_ports > 0)
+    str_append(out, "wiring    each leaf: ", c.leaf_down_ports, " down, ", c.leaf_up_ports,
+               " up over ", c.spines_per_pod, " spines per pod",
+               c.spine_up_ports > 0 ? str_cat("; each spine: ", c.spine_up_ports, " up over ",
+                                              c.cores_per_group, " cores of its group")
+                                    : std::string(),
+               "\n");
+  return out;
+}
+
+// The inventory of an explicit Fabric, for clusters read from files (Slurm
+// topology.conf, CSV): hosts, switches and links per tier, and the bisection
+// bandwidth by max flow. JSON keys: hosts, switches.{leaf,spine,core,total},
+// links.{host_leaf,leaf_spine,spine_core}, bisection_gbps.
+struct FabricCounts {
+  int64_t hosts = 0;
+  std::array<int64_t, 3> switches{};  // leaf, spine, core
+  std::array<int64_t, 3> links{};     // host_leaf, leaf_spine, spine_core (cables)
+  double bisection_gbps = 0;
+};
+
+[[nodiscard]] inline FabricCounts fabric_counts(const topology::Fabric& f) {
+  using topology::LinkTier;
+  using topology::NodeKind;
+  FabricCounts c;
+  for (int32_t v = 0; v < f.node_count(); ++v) {
+    const NodeKind k = f.kind(NodeId{v});
+    if (k == NodeKind::kNicPort) c.hosts = std::max<int64_t>(c.hosts, f.owner(NodeId{v}) + 1);
+    if (k == NodeKind::kLeaf) ++c.switches[0];
+    if (k == NodeKind::kSpine) ++c.switches[1];
+    if (k == NodeKind::kCore) ++c.switches[2];
+  }
+  for (int32_t l = 0; l < f.link_count(); l += 2) {
+    const LinkTier t = f.tier(LinkId{l});
+    if (t == LinkTier::kHostLeaf) ++c.links[0];
+    if (t == LinkTier::kLeafSpine) ++c.links[1];
+    if (t == LinkTier::kSpineCore) ++c.links[2];
+  }
+  c.bisection_gbps = topology::fabric_half_cut_gbps(f);
+  return c;
+}
+
+[[nodiscard]] inline std::string fabric_inventory_json(const topology::Fabric& f, int indent = 2) {
+  const FabricCounts c = fabric_counts(f);
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("hosts").value(c.hosts);
+  w.key("switches").begin_object();
+  for (size_t t = 0; t < 3; ++t) w.key(topology::kSwitchTierNames[t]).value(c.switches[t]);
+  w.key("total").value(c.switches[0] + c.switches[1] + c.switches[2]);
+  w.end_object();
+  w.key("links").begin_object();
+  w.key("host_leaf").value(c.links[0]);
+  w.key("leaf_spine").value(c.links[1]);
+  w.key("spine_core").value(c.links[2]);
+  w.end_object();
+  w.key("bisection_gbps").value(c.bisection_gbps);
+  w.end_object();
+  return std::move(w).line();
+}
+
+[[nodiscard]] inline std::string fabric_inventory_text(const topology::Fabric& f) {
+  const FabricCounts c = fabric_counts(f);
+  std::string out;
+  str_append(out, "hosts     ", c.hosts, " (one NIC port each, as read from the file)\n");
+  str_append(out, "switches  ", c.switches[0], " leaf, ", c.switches[1], " spine, ", c.switches[2],
+             " core\n");
+  str_append(out, "links     host-leaf ", c.links[0], ", leaf-spine ", c.links[1], ", spine-core ",
+             c.links[2], "\n");
+  str_append(out, "bandwidth bisection ", c.bisection_gbps / 1000,
+             " Tb/s (one cable per switch pair at the given speeds: scheduler files carry no "
+             "cable counts)\n");
+  return out;
+}
+
+}  // namespace railyard::report

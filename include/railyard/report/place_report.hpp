@@ -1,0 +1,149 @@
+// railyard/report/place_report.hpp — multi-tenant placements and trace replays as
+// JSON and text (what `railyard place` and `railyard replay` print).
+//
+//   auto placed = railyard::placement::place_jobs(desc, "a:gpus=256;b:gpus=64");
+//   std::string json = railyard::report::place_json(*placed);
+//
+// place JSON keys (DESIGN.md): jobs[] {name, tenant, gpus, hosts[], sus[], pods[],
+// partition_id}, unplaced[] {name, gpus, reason}, free_hosts, and fragmentation
+// {free_hosts_per_su[], largest_unsplit_hosts, jobs_split_across_sus,
+// jobs_split_across_pods}. replay JSON: policies[] with the ReplayReport fields.
+#pragma once
+
+#include <string>
+
+#include "absl/types/span.h"
+#include "railyard/core/parse.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/report/json.hpp"
+#include "railyard/placement/allocator.hpp"
+#include "railyard/placement/replay.hpp"
+#include "railyard/topology/descriptor.hpp"
+
+namespace railyard::report {
+
+[[nodiscard]] inline std::string place_json(const placement::PlaceResult& r, int indent = 2) {
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("jobs").begin_array();
+  for (const placement::Allocation& a : r.placed) {
+    w.begin_object();
+    w.key("name").value(a.name);
+    w.key("tenant").value(a.tenant);
+    w.key("gpus").value(a.gpus);
+    w.key("hosts").begin_array();
+    for (HostId h : a.hosts) w.value(h.value());
+    w.end_array();
+    w.key("sus").begin_array();
+    for (SuId s : a.sus) w.value(s.value());
+    w.end_array();
+    w.key("pods").begin_array();
+    for (PodId p : a.pods) w.value(p.value());
+    w.end_array();
+    w.key("partition_id").value(a.partition_id);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unplaced").begin_array();
+  for (const placement::UnplacedJob& u : r.unplaced) {
+    w.begin_object();
+    w.key("name").value(u.name);
+    w.key("gpus").value(u.gpus);
+    w.key("reason").value(u.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("free_hosts").value(r.free_hosts);
+  w.key("fragmentation").begin_object();
+  w.key("free_hosts_per_su").begin_array();
+  for (int32_t f : r.fragmentation.free_hosts_per_su) w.value(f);
+  w.end_array();
+  w.key("largest_unsplit_hosts").value(r.fragmentation.largest_unsplit_hosts);
+  w.key("jobs_split_across_sus").value(r.fragmentation.jobs_split_across_sus);
+  w.key("jobs_split_across_pods").value(r.fragmentation.jobs_split_across_pods);
+  w.end_object();
+  w.end_object();
+  return std::move(w).line();
+}
+
+// Four hex digits, as pkeys are written.
+[[nodiscard]] inline std::string partition_hex(int32_t id) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(4, '0');
+  for (int i = 3; i >= 0; --i, id >>= 4) out[static_cast<size_t>(i)] = kHex[id & 15];
+  return out;
+}
+
+// One line per job (hosts as compact ranges, SUs), then a map of the SUs: one
+// character per host, the job's letter (a, b, ... in input order) or '.' free.
+template <class E>
+[[nodiscard]] std::string place_text(const topology::ClusterDescriptor<E>& d,
+                                     const placement::PlaceResult& r) {
+  std::string out;
+  std::vector<char> mark(static_cast<size_t>(d.hosts()), '.');
+  constexpr std::string_view kLetters =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (size_t j = 0; j < r.placed.size(); ++j) {
+    const placement::Allocation& a = r.placed[j];
+    const char letter = kLetters[j % kLetters.size()];
+    std::vector<int32_t> ids;
+    for (HostId h : a.hosts) {
+      ids.push_back(h.value());
+      mark[static_cast<size_t>(h.value())] = letter;
+    }
+    std::vector<int32_t> sus;
+    for (SuId s : a.sus) sus.push_back(s.value());
+    str_append(out, letter, "  ", a.name, ": ", a.gpus, " GPUs on hosts ", format_host_list(ids),
+               " (SU ", format_host_list(sus), a.sus.size() > 1 ? ", split" : "", "; tenant ",
+               a.tenant, ", partition 0x", partition_hex(a.partition_id), ")\n");
+  }
+  for (const placement::UnplacedJob& u : r.unplaced)
+    str_append(out, "-  ", u.name, ": ", u.gpus, " GPUs NOT PLACED: ", u.reason, "\n");
+  str_append(out, "\nSU map (one character per host; '.' free):\n");
+  for (int32_t su = 0; su < d.sus(); ++su) {
+    str_append(out, "  su", su < 10 ? "0" : "", su, " ");
+    const int32_t first = su * d.hosts_per_su();
+    out.append(mark.begin() + first, mark.begin() + first + d.hosts_per_su());
+    str_append(out, "  ", r.fragmentation.free_hosts_per_su[static_cast<size_t>(su)], " free\n");
+    if (su == 63 && d.sus() > 64) {
+      str_append(out, "  ... ", d.sus() - 64, " more SUs\n");
+      break;
+    }
+  }
+  str_append(out, "\nfree hosts ", r.free_hosts, ", largest job without splitting an SU ",
+             r.fragmentation.largest_unsplit_hosts, " hosts, jobs split across SUs ",
+             r.fragmentation.jobs_split_across_sus, ", across pods ",
+             r.fragmentation.jobs_split_across_pods, "\n");
+  return out;
+}
+
+[[nodiscard]] inline std::string replay_json(absl::Span<const placement::ReplayReport> reports,
+                                             int indent = 2) {
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("policies").begin_array();
+  for (const placement::ReplayReport& r : reports) {
+    w.begin_object();
+    w.key("policy").value(placement::policy_name(r.policy));
+    w.key("jobs").value(r.jobs);
+    w.key("completed").value(r.completed);
+    w.key("rejected").begin_array();
+    for (const std::string& name : r.rejected) w.value(name);
+    w.end_array();
+    w.key("makespan_s").value(r.makespan_s);
+    w.key("utilization").value(r.utilization);
+    w.key("mean_queue_delay_s").value(r.mean_queue_delay_s);
+    w.key("p95_queue_delay_s").value(r.p95_queue_delay_s);
+    w.key("max_queue_delay_s").value(r.max_queue_delay_s);
+    w.key("max_queue_length").value(r.max_queue_length);
+    w.key("split_across_sus").value(r.split_across_sus);
+    w.key("avoidable_su_splits").value(r.avoidable_su_splits);
+    w.key("split_across_pods").value(r.split_across_pods);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return std::move(w).line();
+}
+
+}  // namespace railyard::report

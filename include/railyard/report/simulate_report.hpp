@@ -1,0 +1,170 @@
+// railyard/report/simulate_report.hpp — a simulated collective (sim::CollectiveReport)
+// as a text summary and as JSON (what `railyard simulate` prints).
+//
+//   auto r = railyard::sim::simulate_collective(cluster, groups, kind, bytes, options);
+//   std::string text = railyard::report::simulate_text(cluster.fabric, *r);
+//   std::string json = railyard::report::simulate_json(cluster.fabric, *r);
+//   std::string title = railyard::report::simulate_title(*r);  // one line, for plots
+//
+// Text: what ran (collective, algorithm, routing, QPs, channels, groups x ranks,
+// bytes), the simulated, analytic and lower-bound times with the bound's reason,
+// algbw/busbw in Gb/s and GB/s, efficiency = lower_bound_us / time_us, the most
+// utilized link by name, then one row per link tier: links used / total, max and
+// mean utilization of the used links (percent).
+//
+// JSON keys: collective, algorithm, routing, qps, channels, groups, ranks, bytes,
+// steps, segments, flows, time_us, analytic_us, latency_us, algbw_gbps,
+// busbw_gbps, lower_bound_us, lower_bound_reason, efficiency (null when time_us
+// is 0), max_link_utilization, max_link {src, dst, tier} (null when no link
+// carried bytes), tiers[] {tier, links, links_used, max_utilization,
+// mean_utilization, bytes}. Times and bandwidths are rounded to 3 decimals,
+// utilizations to 6, bytes to whole bytes, so the output is deterministic and
+// short; utilizations are fractions (1 = the link busy the whole time).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "railyard/collective/schedule.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/core/units.hpp"
+#include "railyard/report/json.hpp"
+#include "railyard/sim/collective_sim.hpp"
+#include "railyard/topology/descriptor.hpp"
+#include "railyard/topology/fabric.hpp"
+
+namespace railyard::report {
+
+namespace detail {
+
+// `x` rounded to `decimals` places (non-finite values unchanged).
+inline double simulate_round(double x, int decimals) {
+  if (!std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, decimals);
+  return std::round(x * scale) / scale;
+}
+
+inline std::string simulate_pad(std::string s, size_t width, bool right = false) {
+  if (s.size() >= width) return s;
+  const std::string fill(width - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+inline std::string_view simulate_tier_name(topology::LinkTier t) {
+  return topology::kLinkTierNames[static_cast<size_t>(t)];
+}
+
+}  // namespace detail
+
+// lower_bound_us / time_us; NaN when the collective took no time.
+[[nodiscard]] inline double simulate_efficiency(const sim::CollectiveReport& r) {
+  return r.time_us > 0 ? r.lower_bound_us / r.time_us : std::nan("");
+}
+
+// One line naming the run, e.g. "allreduce ring, planned routing, 1 x 128 ranks,
+// 1 GiB: 5999.9 us" (a title for heat maps and plots).
+[[nodiscard]] inline std::string simulate_title(const sim::CollectiveReport& r) {
+  return str_cat(collective::collective_name(r.kind), " ", collective::algorithm_name(r.algorithm),
+                 ", ", sim::routing_name(r.routing), " routing, ", r.groups, " x ", r.ranks,
+                 r.ranks == 1 ? " rank, " : " ranks, ", format_bytes(r.bytes), ": ",
+                 fixed(r.time_us, 1), " us");
+}
+
+[[nodiscard]] inline std::string simulate_json(const topology::Fabric& f,
+                                               const sim::CollectiveReport& r, int indent = 2) {
+  using detail::simulate_round;
+  JsonWriter w(indent);
+  w.begin_object();
+  w.key("collective").value(collective::collective_name(r.kind));
+  w.key("algorithm").value(collective::algorithm_name(r.algorithm));
+  w.key("routing").value(sim::routing_name(r.routing));
+  w.key("qps").value(r.qps);
+  w.key("channels").value(r.channels);
+  w.key("groups").value(r.groups);
+  w.key("ranks").value(r.ranks);
+  w.key("bytes").value(r.bytes);
+  w.key("steps").value(r.steps);
+  w.key("segments").value(r.segments);
+  w.key("flows").value(r.flows);
+  w.key("time_us").value(simulate_round(r.time_us, 3));
+  w.key("analytic_us").value(simulate_round(r.analytic_us, 3));
+  w.key("latency_us").value(simulate_round(r.latency_us, 3));
+  w.key("algbw_gbps").value(simulate_round(r.algbw_gbps, 3));
+  w.key("busbw_gbps").value(simulate_round(r.busbw_gbps, 3));
+  w.key("lower_bound_us").value(simulate_round(r.lower_bound_us, 3));
+  w.key("lower_bound_reason").value(r.lower_bound_reason);
+  w.key("efficiency").value(simulate_round(simulate_efficiency(r), 6));
+  w.key("max_link_utilization").value(simulate_round(r.max_link_utilization, 6));
+  w.key("max_link");
+  if (r.max_link.valid()) {
+    w.begin_object();
+    w.key("src").value(f.node_name(f.src(r.max_link)));
+    w.key("dst").value(f.node_name(f.dst(r.max_link)));
+    w.key("tier").value(detail::simulate_tier_name(f.tier(r.max_link)));
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("tiers").begin_array();
+  for (const sim::TierUtilization& t : r.tiers) {
+    w.begin_object();
+    w.key("tier").value(detail::simulate_tier_name(t.tier));
+    w.key("links").value(t.links);
+    w.key("links_used").value(t.links_used);
+    w.key("max_utilization").value(simulate_round(t.max_utilization, 6));
+    w.key("mean_utilization").value(simulate_round(t.mean_utilization, 6));
+    w.key("bytes").value(simulate_round(t.bytes, 0));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return std::move(w).line();
+}
+
+[[nodiscard]] inline std::string simulate_text(const topology::Fabric& f,
+                                               const sim::CollectiveReport& r) {
+  auto gbytes = [](double gbps) { return fixed(gbps_to_gBps(gbps), 1); };
+  std::string out;
+  str_append(out, "collective  ", collective::collective_name(r.kind), ", ",
+             collective::algorithm_name(r.algorithm), ", routing ", sim::routing_name(r.routing),
+             ", ", r.qps, r.qps == 1 ? " QP" : " QPs", " per connection, ", r.channels,
+             r.channels == 1 ? " channel" : " channels", "\n");
+  str_append(out, "groups      ", r.groups, " x ", r.ranks, r.ranks == 1 ? " rank" : " ranks", ", ",
+             format_bytes(r.bytes), " per group (", r.bytes, " bytes), ", r.steps,
+             r.steps == 1 ? " step" : " steps", "\n");
+  str_append(out, "time        ", fixed(r.time_us, 1), " us simulated (latency ",
+             fixed(r.latency_us, 1), " us), ", fixed(r.analytic_us, 1),
+             " us analytic\n");
+  str_append(out, "bound       ", fixed(r.lower_bound_us, 1), " us",
+             r.lower_bound_reason.empty() ? std::string() : str_cat(": ", r.lower_bound_reason),
+             "\n");
+  str_append(out, "bandwidth   algbw ", fixed(r.algbw_gbps, 1), " Gb/s (",
+             gbytes(r.algbw_gbps), " GB/s), busbw ", fixed(r.busbw_gbps, 1), " Gb/s (",
+             gbytes(r.busbw_gbps), " GB/s)\n");
+  const double eff = simulate_efficiency(r);
+  str_append(out, "efficiency  ",
+             std::isfinite(eff) ? str_cat(fixed(100 * eff, 1), "% of the lower bound")
+                                : std::string("- (nothing to send)"),
+             "\n");
+  if (r.max_link.valid())
+    str_append(out, "hottest     ", f.node_name(f.src(r.max_link)), " -> ",
+               f.node_name(f.dst(r.max_link)), " (", detail::simulate_tier_name(f.tier(r.max_link)),
+               "): ", fixed(100 * r.max_link_utilization, 1), "% utilized\n");
+  else
+    out += "hottest     - (no link carried bytes)\n";
+
+  using detail::simulate_pad;
+  str_append(out, "\n", simulate_pad("tier", 12), simulate_pad("links used", 18, true),
+             simulate_pad("max %", 8, true), simulate_pad("mean %", 8, true), "\n");
+  for (const sim::TierUtilization& t : r.tiers)
+    str_append(out, simulate_pad(std::string(detail::simulate_tier_name(t.tier)), 12),
+               simulate_pad(str_cat(t.links_used, " / ", t.links), 18, true),
+               simulate_pad(fixed(100 * t.max_utilization, 1), 8, true),
+               simulate_pad(fixed(100 * t.mean_utilization, 1), 8, true), "\n");
+  return out;
+}
+
+}  // namespace railyard::report

@@ -1,0 +1,399 @@
+// railyard/report/trace_svg.hpp — a DCQCN fluid-model trace (queue and sending
+// rates over time) as a standalone SVG plot.
+//
+//   auto r = railyard::cc::simulate_dcqcn(params, red, scenario);
+//   absl::StatusOr<std::string> svg =
+//       railyard::report::trace_svg(*r, red, scenario, "8:1 incast, vendor defaults");
+//   // Write *svg to trace.svg and open it in a browser.
+//
+// Two panels share the time axis (µs, or ms from 10 ms on):
+//
+//   <title>
+//   queue    : the queue (blue) with dashed horizontal lines at Kmin (orange),
+//              Kmax (red) and the buffer (black; off-scale buffers are named
+//              in the legend instead of squashing the plot)
+//   rates    : R_C of each traced flow (palette colours), their sum (black),
+//              the bottleneck capacity (dashed grey) and the fair share
+//              (dotted green)
+//
+// Axes start at 0; their maxima are the data maxima (and Kmax, capacity) rounded
+// up to the next 1/2/5·10^k tick step with 4–8 ticks. The queue axis is in KB
+// (10^3 bytes), or MB from 10 MB on; rates in Gb/s. Each panel has a legend on
+// its right. Traces with more samples than twice the plot width are thinned
+// per pixel column to the first, minimum, maximum and last sample (so peaks
+// survive).
+//
+// The document is standalone SVG 1.1; the title is XML-escaped (invalid UTF-8
+// and control characters become '?'). The bytes depend only on the input:
+// numbers are printed by snprintf with fixed decimals (coordinates with one,
+// tick labels with as many as the tick step needs) in the C locale's format
+// whatever the process locale.
+//
+// Errors (absl::InvalidArgumentError) name the field and value:
+// "t_us: 1 samples, need >= 2", "queue_bytes: 3 values for 4 samples",
+// "t_us[2]=5: must be greater than t_us[1]=5", "total_gbps[0]=nan: must be a
+// finite number >= 0", "width_px=100: must be in [480, 20000]",
+// "kmin_bytes=5: must be <= kmax_bytes=2". O(samples) time and output.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "railyard/cc/dcqcn_fluid.hpp"
+#include "railyard/core/status.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/core/xml_escape.hpp"
+
+namespace railyard::report {
+
+// What trace_svg() draws besides the trace.
+struct TraceSvgOptions {
+  std::string title = {};
+  double kmin_bytes = 0;  // Kmin/Kmax lines when kmax_bytes > 0
+  double kmax_bytes = 0;
+  double buffer_bytes = std::numeric_limits<double>::infinity();  // line when finite
+  double capacity_gbps = 0;                                       // line when > 0
+  double fair_share_gbps = 0;                                     // line when > 0
+  int32_t width_px = 960;                                         // [480, 20000]
+  int32_t panel_height_px = 240;                                  // [120, 4000]
+};
+
+namespace detail {
+
+inline constexpr int kTraceMarginLeft = 78;
+inline constexpr int kTraceLegendW = 190;
+inline constexpr int kTraceTop = 36;
+inline constexpr int kTracePanelGap = 56;
+inline constexpr int kTraceBottom = 44;
+inline constexpr std::array<std::string_view, 8> kTracePalette = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+// `v` with exactly `decimals` digits after the point, '.' as the separator
+// whatever LC_NUMERIC says.
+inline std::string trace_fixed(double v, int decimals) { return fixed(v, decimals); }
+
+// Appends `s` escaped for XML (core/xml_escape.hpp).
+inline void trace_escape(std::string& out, std::string_view s) { append_xml_escaped(out, s); }
+
+// A 0-based axis up to max ≥ `hi` in 4..8 intervals of a 1/2/5·10^k step
+// (the smallest such step ≥ hi/8).
+struct TraceAxis {
+  double step = 1;
+  double max = 1;
+  int decimals = 0;  // digits a tick label needs
+  [[nodiscard]] int ticks() const { return static_cast<int>(std::llround(max / step)); }
+};
+
+inline TraceAxis trace_axis(double hi) {
+  TraceAxis a;
+  if (!(hi > 0)) hi = 1;
+  const double raw = hi / 8;
+  const double base = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double mult : {1.0, 2.0, 5.0, 10.0}) {
+    a.step = mult * base;
+    if (a.step >= raw * (1 - 1e-12)) break;
+  }
+  a.max = std::ceil(hi / a.step - 1e-9) * a.step;
+  a.decimals = std::max(0, -static_cast<int>(std::floor(std::log10(a.step) + 1e-9)));
+  return a;
+}
+
+inline absl::Status trace_values(std::string_view name, std::span<const double> v, size_t n) {
+  if (v.size() != n) {
+    return absl::InvalidArgumentError(str_cat(name, ": ", v.size(), " values for ", n, " samples"));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!(v[i] >= 0) || !std::isfinite(v[i])) {
+      return invalid_field(str_cat(name, "[", i, "]"), cc::detail::dcqcn_num(v[i]),
+                           "must be a finite number >= 0");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Indices of the samples to draw: all of them, or per pixel column the first,
+// minimum, maximum and last (in time order) when there are many.
+inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const double> v,
+                                      double t_max, int plot_w) {
+  std::vector<size_t> keep;
+  const size_t n = t.size();
+  if (n <= static_cast<size_t>(2 * plot_w)) {
+    keep.resize(n);
+    for (size_t i = 0; i < n; ++i) keep[i] = i;
+    return keep;
+  }
+  size_t i = 0;
+  while (i < n) {
+    const auto col = static_cast<int64_t>(std::floor(t[i] / t_max * plot_w));
+    size_t j = i, lo = i, hi = i;
+    while (j < n && static_cast<int64_t>(std::floor(t[j] / t_max * plot_w)) == col) {
+      if (v[j] < v[lo]) lo = j;
+      if (v[j] > v[hi]) hi = j;
+      ++j;
+    }
+    std::array<size_t, 4> pick = {i, std::min(lo, hi), std::max(lo, hi), j - 1};
+    for (size_t p : pick)
+      if (keep.empty() || keep.back() < p) keep.push_back(p);
+    i = j;
+  }
+  return keep;
+}
+
+}  // namespace detail
+
+// The two-panel plot of `trace` (layout in the overview). Errors: see the
+// overview. Deterministic; O(samples).
+[[nodiscard]] inline absl::StatusOr<std::string> trace_svg(const cc::FluidTrace& trace,
+                                                           const TraceSvgOptions& options = {}) {
+  namespace d = detail;
+  const size_t n = trace.t_us.size();
+  if (n < 2) return absl::InvalidArgumentError(str_cat("t_us: ", n, " samples, need >= 2"));
+  for (size_t i = 0; i < n; ++i) {
+    const double t = trace.t_us[i];
+    if (!(t >= 0) || !std::isfinite(t)) {
+      return invalid_field(str_cat("t_us[", i, "]"), cc::detail::dcqcn_num(t),
+                           "must be a finite number >= 0");
+    }
+    if (i > 0 && !(t > trace.t_us[i - 1])) {
+      return invalid_field(
+          str_cat("t_us[", i, "]"), cc::detail::dcqcn_num(t),
+          str_cat("must be greater than t_us[", i - 1, "]=", cc::detail::dcqcn_num(trace.t_us[i - 1])));
+    }
+  }
+  RAILYARD_RETURN_IF_ERROR(d::trace_values("queue_bytes", trace.queue_bytes, n));
+  RAILYARD_RETURN_IF_ERROR(d::trace_values("total_gbps", trace.total_gbps, n));
+  if (trace.flows.size() != trace.flow_gbps.size()) {
+    return absl::InvalidArgumentError(str_cat("flow_gbps: ", trace.flow_gbps.size(), " series for ",
+                                              trace.flows.size(), " flows"));
+  }
+  for (size_t f = 0; f < trace.flow_gbps.size(); ++f) {
+    RAILYARD_RETURN_IF_ERROR(d::trace_values(str_cat("flow_gbps[", f, "]"), trace.flow_gbps[f], n));
+  }
+  if (options.width_px < 480 || options.width_px > 20000) {
+    return invalid_field("width_px", str_cat(options.width_px), "must be in [480, 20000]");
+  }
+  if (options.panel_height_px < 120 || options.panel_height_px > 4000) {
+    return invalid_field("panel_height_px", str_cat(options.panel_height_px),
+                         "must be in [120, 4000]");
+  }
+  auto finite_non_negative = [](std::string_view key, double v) -> absl::Status {
+    if (!(v >= 0) || !std::isfinite(v)) {
+      return invalid_field(key, cc::detail::dcqcn_num(v), "must be a finite number >= 0");
+    }
+    return absl::OkStatus();
+  };
+  RAILYARD_RETURN_IF_ERROR(finite_non_negative("kmin_bytes", options.kmin_bytes));
+  RAILYARD_RETURN_IF_ERROR(finite_non_negative("kmax_bytes", options.kmax_bytes));
+  if (options.kmin_bytes > options.kmax_bytes) {
+    return invalid_field("kmin_bytes", cc::detail::dcqcn_num(options.kmin_bytes),
+                         str_cat("must be <= kmax_bytes=", cc::detail::dcqcn_num(options.kmax_bytes)));
+  }
+  if (!(options.buffer_bytes > 0)) {
+    return invalid_field("buffer_bytes", cc::detail::dcqcn_num(options.buffer_bytes),
+                         "must be > 0 (infinity = not drawn)");
+  }
+  RAILYARD_RETURN_IF_ERROR(finite_non_negative("capacity_gbps", options.capacity_gbps));
+  RAILYARD_RETURN_IF_ERROR(finite_non_negative("fair_share_gbps", options.fair_share_gbps));
+
+  // Geometry.
+  const int left = d::kTraceMarginLeft;
+  const int plot_w = options.width_px - left - d::kTraceLegendW;
+  const int panel_h = options.panel_height_px;
+  const int top1 = d::kTraceTop + (options.title.empty() ? 0 : 22);
+  const int top2 = top1 + panel_h + d::kTracePanelGap;
+  const int height = top2 + panel_h + d::kTraceBottom;
+  const int width = options.width_px;
+
+  // Axes.
+  const double t_max = trace.t_us.back();
+  const bool in_ms = t_max >= 10'000;
+  const double t_div = in_ms ? 1e3 : 1.0;
+  const d::TraceAxis tx = d::trace_axis(t_max / t_div);
+  const double q_peak = *std::max_element(trace.queue_bytes.begin(), trace.queue_bytes.end());
+  const bool draw_k = options.kmax_bytes > 0;
+  double q_hi = std::max(q_peak, draw_k ? options.kmax_bytes : 0.0);
+  const bool buffer_finite = std::isfinite(options.buffer_bytes);
+  const bool buffer_on_scale = buffer_finite && options.buffer_bytes <= 4 * std::max(q_hi, 1.0);
+  if (buffer_on_scale) q_hi = std::max(q_hi, options.buffer_bytes);
+  const bool in_mb = q_hi >= 10e6;
+  const double q_div = in_mb ? 1e6 : 1e3;
+  const d::TraceAxis qy = d::trace_axis(q_hi / q_div);
+  double r_hi = std::max(options.capacity_gbps, options.fair_share_gbps);
+  for (double v : trace.total_gbps) r_hi = std::max(r_hi, v);
+  for (const auto& f : trace.flow_gbps)
+    for (double v : f) r_hi = std::max(r_hi, v);
+  const d::TraceAxis ry = d::trace_axis(r_hi);
+
+  auto fx = [&](double t_us) { return left + t_us / t_div / tx.max * plot_w; };
+  auto fy = [&](int top, const d::TraceAxis& a, double v) {
+    return top + panel_h - v / a.max * panel_h;
+  };
+  auto num = [](double v) { return d::trace_fixed(v, 1); };
+
+  std::string body;
+  auto text = [&](double x, double y, std::string_view s, std::string_view attrs = {}) {
+    str_append(body, "<text x=\"", num(x), "\" y=\"", num(y), "\"", attrs, ">");
+    d::trace_escape(body, s);
+    body += "</text>\n";
+  };
+  auto hline = [&](int top, const d::TraceAxis& a, double v, std::string_view stroke,
+                   std::string_view dash, std::string_view cls) {
+    const std::string y = num(fy(top, a, v));
+    str_append(body, "<line class=\"", cls, "\" x1=\"", left, "\" y1=\"", y, "\" x2=\"",
+               left + plot_w, "\" y2=\"", y, "\" stroke=\"", stroke, "\" stroke-width=\"1.2\"",
+               dash.empty() ? "" : " stroke-dasharray=\"", dash, dash.empty() ? "" : "\"", "/>\n");
+  };
+  auto polyline = [&](int top, const d::TraceAxis& a, std::span<const double> v, double div,
+                      std::string_view stroke, double w, std::string_view cls) {
+    str_append(body, "<polyline class=\"", cls, "\" fill=\"none\" stroke=\"", stroke,
+               "\" stroke-width=\"", d::trace_fixed(w, 1),
+               "\" stroke-linejoin=\"round\" points=\"");
+    bool first = true;
+    for (size_t i : d::trace_thin(trace.t_us, v, t_max, plot_w)) {
+      if (!first) body += ' ';
+      first = false;
+      str_append(body, num(fx(trace.t_us[i])), ",", num(fy(top, a, v[i] / div)));
+    }
+    body += "\"/>\n";
+  };
+  auto frame = [&](int top, const d::TraceAxis& a, std::string_view y_label, int id) {
+    str_append(body, "<g class=\"axes\" id=\"axes-", id, "\">\n");
+    for (int k = 0; k <= a.ticks(); ++k) {
+      const double v = k * a.step;
+      const std::string y = num(fy(top, a, v));
+      str_append(body, "<line x1=\"", left, "\" y1=\"", y, "\" x2=\"", left + plot_w, "\" y2=\"", y,
+                 "\" stroke=\"#e6e6e6\"/>\n");
+      text(left - 6, fy(top, a, v) + 3.5, d::trace_fixed(v, a.decimals), " text-anchor=\"end\"");
+    }
+    for (int k = 0; k <= tx.ticks(); ++k) {
+      const double v = k * tx.step;
+      const double x = left + v / tx.max * plot_w;
+      str_append(body, "<line x1=\"", num(x), "\" y1=\"", top + panel_h, "\" x2=\"", num(x),
+                 "\" y2=\"", top + panel_h + 4, "\" stroke=\"#404040\"/>\n");
+      text(x, top + panel_h + 16, d::trace_fixed(v, tx.decimals), " text-anchor=\"middle\"");
+    }
+    str_append(body, "<rect x=\"", left, "\" y=\"", top, "\" width=\"", plot_w, "\" height=\"",
+               panel_h, "\" fill=\"none\" stroke=\"#404040\"/>\n");
+    text(left + plot_w / 2.0, top + panel_h + 32, in_ms ? "time (ms)" : "time (\xc2\xb5s)",
+         " text-anchor=\"middle\"");
+    text(16, top + panel_h / 2.0, y_label,
+         str_cat(" text-anchor=\"middle\" transform=\"rotate(-90 16 ", num(top + panel_h / 2.0),
+                 ")\""));
+    body += "</g>\n";
+  };
+  int legend_y = 0;
+  auto legend = [&](int top, std::string_view stroke, std::string_view dash, std::string_view s) {
+    if (legend_y == 0) legend_y = top + 8;
+    const int x = left + plot_w + 14;
+    str_append(body, "<line x1=\"", x, "\" y1=\"", legend_y, "\" x2=\"", x + 22, "\" y2=\"",
+               legend_y, "\" stroke=\"", stroke, "\" stroke-width=\"2\"",
+               dash.empty() ? "" : " stroke-dasharray=\"", dash, dash.empty() ? "" : "\"", "/>\n");
+    text(x + 28, legend_y + 4, s);
+    legend_y += 16;
+  };
+  auto bytes_label = [&](double b) {
+    return b >= 10e6 ? str_cat(d::trace_fixed(b / 1e6, 1), " MB")
+                     : str_cat(d::trace_fixed(b / 1e3, b >= 1e5 ? 0 : 1), " KB");
+  };
+
+  // Queue panel.
+  frame(top1, qy, in_mb ? "queue (MB)" : "queue (KB)", 1);
+  body += "<g class=\"queue-panel\">\n";
+  if (draw_k) {
+    hline(top1, qy, options.kmin_bytes / q_div, "#ff7f0e", "6 4", "kmin");
+    hline(top1, qy, options.kmax_bytes / q_div, "#d62728", "6 4", "kmax");
+  }
+  if (buffer_on_scale) hline(top1, qy, options.buffer_bytes / q_div, "#000000", "2 3", "buffer");
+  polyline(top1, qy, trace.queue_bytes, q_div, "#1f77b4", 1.6, "queue");
+  legend_y = 0;
+  legend(top1, "#1f77b4", "", str_cat("queue, peak ", bytes_label(q_peak)));
+  if (draw_k) {
+    legend(top1, "#ff7f0e", "6 4", str_cat("Kmin ", bytes_label(options.kmin_bytes)));
+    legend(top1, "#d62728", "6 4", str_cat("Kmax ", bytes_label(options.kmax_bytes)));
+  }
+  if (buffer_finite) {
+    legend(top1, "#000000", "2 3",
+           str_cat("buffer ", bytes_label(options.buffer_bytes),
+                   buffer_on_scale ? "" : " (off scale)"));
+  }
+  body += "</g>\n";
+
+  // Rate panel.
+  frame(top2, ry, "rate (Gb/s)", 2);
+  body += "<g class=\"rate-panel\">\n";
+  if (options.capacity_gbps > 0)
+    hline(top2, ry, options.capacity_gbps, "#7f7f7f", "6 4", "capacity");
+  if (options.fair_share_gbps > 0) {
+    hline(top2, ry, options.fair_share_gbps, "#2ca02c", "2 3", "fair-share");
+  }
+  for (size_t f = 0; f < trace.flow_gbps.size(); ++f) {
+    polyline(top2, ry, trace.flow_gbps[f], 1.0, d::kTracePalette[f % d::kTracePalette.size()], 1.2,
+             str_cat("flow flow-", trace.flows[f]));
+  }
+  polyline(top2, ry, trace.total_gbps, 1.0, "#000000", 1.6, "total");
+  legend_y = 0;
+  legend(top2, "#000000", "", "total of all flows");
+  for (size_t f = 0; f < trace.flow_gbps.size(); ++f) {
+    legend(top2, d::kTracePalette[f % d::kTracePalette.size()], "",
+           str_cat("flow ", trace.flows[f], " R_C"));
+  }
+  if (options.capacity_gbps > 0) {
+    legend(top2, "#7f7f7f", "6 4",
+           str_cat("capacity ", d::trace_fixed(options.capacity_gbps, 1), " Gb/s"));
+  }
+  if (options.fair_share_gbps > 0) {
+    legend(top2, "#2ca02c", "2 3",
+           str_cat("fair share ", d::trace_fixed(options.fair_share_gbps, 2), " Gb/s"));
+  }
+  body += "</g>\n";
+
+  std::string out;
+  out.reserve(body.size() + 1024);
+  out += "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n";
+  str_append(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"", width,
+             "\" height=\"", height, "\" viewBox=\"0 0 ", width, " ", height,
+             "\" font-family=\"sans-serif\" font-size=\"11\">\n");
+  out += "<title>";
+  d::trace_escape(out, options.title.empty() ? "DCQCN fluid model trace" : options.title);
+  out +=
+      "</title>\n<desc>Queue and sending rates over time, written by "
+      "railyard::report::trace_svg.</desc>\n";
+  str_append(out, "<rect width=\"", width, "\" height=\"", height, "\" fill=\"#ffffff\"/>\n");
+  if (!options.title.empty()) {
+    str_append(out, "<text x=\"", left, "\" y=\"24\" font-size=\"14\" font-weight=\"bold\">");
+    d::trace_escape(out, options.title);
+    out += "</text>\n";
+  }
+  out += body;
+  out += "</svg>\n";
+  return out;
+}
+
+// trace_svg() of a simulation result, with the lines taken from its inputs:
+// Kmin/Kmax from `red`, the buffer from `scenario`, the capacity and the fair
+// share from both.
+[[nodiscard]] inline absl::StatusOr<std::string> trace_svg(const cc::FluidResult& result,
+                                                           const cc::RedMarking& red,
+                                                           const cc::FluidScenario& scenario,
+                                                           std::string_view title = {}) {
+  TraceSvgOptions o;
+  o.title = std::string(title);
+  o.kmin_bytes = red.kmin_bytes;
+  o.kmax_bytes = red.kmax_bytes;
+  o.buffer_bytes = scenario.buffer_bytes;
+  o.capacity_gbps = scenario.bottleneck_gbps;
+  o.fair_share_gbps = result.fair_share_gbps;
+  return trace_svg(result.trace, o);
+}
+
+}  // namespace railyard::report
