@@ -3,10 +3,10 @@
 // Exports exactly the four data symbols NCCL probes (ncclTunerPlugin_v6, _v5,
 // _v4, _v3; see railyard/plugin/nccl_tuner_abi.hpp), each a table of the
 // adapters in railyard/plugin/tuner.hpp. Everything else in this library —
-// railyard, Abseil (linked from static archives), C++ template instances — is
-// hidden by -fvisibility=hidden, --exclude-libs,ALL and the version script
-// (exports.map), so it cannot collide with another copy of Abseil in the
-// process (PyTorch ships its own). See README.md for deployment.
+// railyard, C++ template instances — is hidden by -fvisibility=hidden and the
+// version script (exports.map). It is compiled with RAILYARD_STANDALONE_STATUS
+// and links no Abseil, so it needs only the C/C++ runtimes and cannot collide
+// with another Abseil in the process (PyTorch ships its own). See README.md.
 //
 //   NCCL_TUNER_PLUGIN=railyard RAILYARD_CLUSTER=h100-1024-2to1
 //   NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING torchrun ...   (same environment)

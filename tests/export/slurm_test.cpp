@@ -25,7 +25,7 @@ topology::ClusterDescriptor<> cluster(std::string_view spec) {
 const char* const kPatterns[] = {"node{host:04}", "gpu-{su:02}-{slot:03}", "h{host}",
                                  "p{pod:01}-s{su:01}-n{slot:01}"};
 
-std::string message(const absl::Status& s) { return railyard::testing::message_of(s); }
+std::string message(const absl::Status& s) { return railyard::testing::message_text(s); }
 
 // One `Key=Value Key=Value` line of a generated file, read without railyard's
 // parser: names expanded by the test-only expander.

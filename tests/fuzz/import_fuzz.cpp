@@ -43,7 +43,7 @@ constexpr size_t kMaxFabricHosts = 4096;
 // Files whose hostlists could expand to more names than this are skipped.
 constexpr uint64_t kMaxNames = 16384;
 
-std::string message_of(const absl::Status& s) { return std::string(s.message()); }
+std::string message_text(const absl::Status& s) { return std::string(s.message()); }
 
 // 1 + the number of '\n': the physical lines every importer numbers from 1.
 int64_t line_count(std::string_view text) {
@@ -184,7 +184,7 @@ uint64_t hostlist_names_bound(std::string_view text) {
 // "topology.conf: ..." for a file-wide problem).
 void check_conf_rejection(const absl::Status& status, std::string_view text) {
   RAILYARD_FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument);
-  const std::string m = message_of(status);
+  const std::string m = message_text(status);
   const size_t bad = first_bad_conf_byte(text);
   const int64_t line = number_after(m, "topology.conf line ");
   if (line < 0) {
@@ -306,7 +306,7 @@ RAILYARD_FUZZ_TARGET(csv_topology) {
   const auto tree = topology::csv_topology_from_text(input);
   if (!tree.ok()) {
     RAILYARD_FUZZ_CHECK(tree.status().code() == absl::StatusCode::kInvalidArgument);
-    const std::string m = message_of(tree.status());
+    const std::string m = message_text(tree.status());
     const int64_t line = number_after(m, "line ");
     const std::string_view body = input.substr(0, 3) == "\xEF\xBB\xBF" ? input.substr(3) : input;
     RAILYARD_FUZZ_CHECK(line >= 1 && line <= line_count(body), "the error names a line");
@@ -461,7 +461,7 @@ RAILYARD_FUZZ_TARGET(hash_table) {
   const ReferenceTable ref = reference_table(input);
   if (!table.ok()) {
     RAILYARD_FUZZ_CHECK(table.status().code() == absl::StatusCode::kInvalidArgument);
-    const std::string m = message_of(table.status());
+    const std::string m = message_text(table.status());
     RAILYARD_FUZZ_CHECK(ref.error_line != 0, "rejected only when the grammar rejects");
     RAILYARD_FUZZ_CHECK(number_after(m, "line ") == ref.error_line, "the first bad line is named");
     RAILYARD_FUZZ_CHECK(m.size() > str_cat("line ", ref.error_line).size() &&

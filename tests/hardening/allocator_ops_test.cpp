@@ -417,7 +417,7 @@ Tally run_sequence(const RunConfig& cfg) {
         ++tally.refused;
         REQUIRE_MESSAGE(!got.ok(), "allocation succeeded although it must fail");
         CHECK(must.contains(got.status().code()));
-        const std::string msg = railyard::testing::message_of(got.status());
+        const std::string msg = railyard::testing::message_text(got.status());
         if (got.status().code() == absl::StatusCode::kResourceExhausted) {
           if (contains(msg, "partition id")) {
             CHECK(partitions_out);
@@ -432,7 +432,7 @@ Tally run_sequence(const RunConfig& cfg) {
       } else {
         ++tally.placed;
         REQUIRE_MESSAGE(got.ok(), "allocation failed although it need not: ",
-                        railyard::testing::message_of(got.status()));
+                        railyard::testing::message_text(got.status()));
         CHECK(got->job == JobId{shadow.next_job()});
         const int32_t partition = shadow.live_tenant(tenant) ? shadow.partition_of(tenant)
                                                              : shadow.lowest_free_partition();

@@ -202,7 +202,7 @@ DefaultRun run_default() {
   auto scenario = pipeline::default_plan_scenario(cluster->descriptor);
   REQUIRE(scenario.ok());
   auto result = pipeline::run_plan(*cluster, *scenario);
-  REQUIRE_MESSAGE(result.ok(), testing::message_of(result.status()));
+  REQUIRE_MESSAGE(result.ok(), testing::message_text(result.status()));
   return {std::move(*cluster), std::move(*scenario), std::move(*result)};
 }
 
@@ -261,7 +261,7 @@ TEST_CASE("plan: parse_plan_jobs reads plans, gpus and tenants") {
       " llm:tp=8,pp=2,dp=8,tenant=lab1 ; ft:gpus=64 ;; "
       "moe:tp=4,ep=8,dp=8,gpus=256,order=tp-ep-dp-cp-pp",
       d);
-  REQUIRE_MESSAGE(jobs.ok(), testing::message_of(jobs.status()));
+  REQUIRE_MESSAGE(jobs.ok(), testing::message_text(jobs.status()));
   REQUIRE(jobs->size() == 3);
   CHECK((*jobs)[0].name == "llm");
   CHECK((*jobs)[0].tenant == "lab1");
@@ -307,8 +307,8 @@ TEST_CASE("plan: parse_plan_jobs errors name the job and the key") {
     auto jobs = pipeline::parse_plan_jobs(text, d);
     REQUIRE_FALSE(jobs.ok());
     CHECK(absl::IsInvalidArgument(jobs.status()));
-    CHECK_MESSAGE(testing::message_of(jobs.status()).find(expected) != std::string::npos,
-                  testing::message_of(jobs.status()));
+    CHECK_MESSAGE(testing::message_text(jobs.status()).find(expected) != std::string::npos,
+                  testing::message_text(jobs.status()));
   }
 }
 
@@ -611,7 +611,7 @@ TEST_CASE("plan: --out writes every artifact and each one is valid") {
   const DefaultRun& run = default_run();
   const auto& d = run.cluster.descriptor;
   auto files = exports::plan_files(run.cluster, run.result);
-  REQUIRE_MESSAGE(files.ok(), testing::message_of(files.status()));
+  REQUIRE_MESSAGE(files.ok(), testing::message_text(files.status()));
   TempDir dir("plan_files");
   REQUIRE(exports::write_plan_files(dir.path.string(), *files).ok());
   // Writing again over the old files works (truncating them).
@@ -655,7 +655,7 @@ TEST_CASE("plan: --out writes every artifact and each one is valid") {
   // under one leaf-level switch; topology.yaml is valid block YAML.
   {
     auto tree = topology::slurm_topology_from_conf(read_file(dir.path / "slurm/topology.conf"));
-    REQUIRE_MESSAGE(tree.ok(), testing::message_of(tree.status()));
+    REQUIRE_MESSAGE(tree.ok(), testing::message_text(tree.status()));
     CHECK(tree->hosts.size() == static_cast<size_t>(d.hosts()));
     std::vector<railyard::testing::YamlNode> docs;
     REQUIRE_NOTHROW(docs = railyard::testing::parse_yaml_documents(
@@ -759,11 +759,11 @@ TEST_CASE("plan: write_plan_files names what it cannot create") {
   const absl::Status s = exports::write_plan_files((dir.path / "blocker" / "out").string(), files);
   REQUIRE_FALSE(s.ok());
   CHECK(absl::IsInvalidArgument(s));
-  CHECK(testing::message_of(s).find("cannot create directory") != std::string::npos);
-  CHECK(testing::message_of(s).find("blocker/out") != std::string::npos);
+  CHECK(testing::message_text(s).find("cannot create directory") != std::string::npos);
+  CHECK(testing::message_text(s).find("blocker/out") != std::string::npos);
   // A file where a directory must go, inside the output directory.
   { std::ofstream(dir.path / "a") << "in the way\n"; }
   const absl::Status t = exports::write_plan_files(dir.path.string(), files);
   REQUIRE_FALSE(t.ok());
-  CHECK(testing::message_of(t).find("/a") != std::string::npos);
+  CHECK(testing::message_text(t).find("/a") != std::string::npos);
 }

@@ -24,7 +24,7 @@ topology::ClusterDescriptor<> descriptor(std::string_view spec) {
   return railyard::testing::descriptor_of(spec);
 }
 
-std::string message(const absl::Status& s) { return railyard::testing::message_of(s); }
+std::string message(const absl::Status& s) { return railyard::testing::message_text(s); }
 
 // Small clusters of every layout the allocator distinguishes: one SU, several SUs
 // in one pod (2-tier), several pods (3-tier), 4-GPU hosts, odd SU sizes.

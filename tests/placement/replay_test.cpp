@@ -24,7 +24,7 @@ topology::ClusterDescriptor<> descriptor(std::string_view spec) {
   return railyard::testing::descriptor_of(spec);
 }
 
-std::string message(const absl::Status& s) { return railyard::testing::message_of(s); }
+std::string message(const absl::Status& s) { return railyard::testing::message_text(s); }
 
 // tests/data/job_trace.csv, found next to this file (no working-directory assumption).
 std::string shipped_trace() {

@@ -32,7 +32,7 @@ using railyard::plugin::NicRef;
 using railyard::plugin::PathAdvisor;
 using railyard::plugin::RailPlane;
 using railyard::routing::ConnectionId;
-using railyard::testing::message_of;
+using railyard::testing::message_text;
 
 namespace {
 
@@ -43,7 +43,7 @@ std::unique_ptr<PathAdvisor> advisor(std::string cluster, std::string model = "c
   o.hash_model = std::move(model);
   o.hash_seed = seed;
   auto a = PathAdvisor::create(o);
-  REQUIRE_MESSAGE(a.ok(), message_of(a.status()));
+  REQUIRE_MESSAGE(a.ok(), message_text(a.status()));
   return std::move(*a);
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("advisor: ports are exactly plan_connection's with min(budget, uplinks
         CAPTURE(budget);
         const uint32_t qpn = budget % 2 == 0 ? plugin::kDefaultBaseDstQpn : 0x5A5A5u;
         auto conn = adv->connect(a, b, budget, qpn);
-        REQUIRE_MESSAGE(conn.ok(), message_of(conn.status()));
+        REQUIRE_MESSAGE(conn.ok(), message_text(conn.status()));
         const int32_t m = uplinks_closed_form(cluster->descriptor, a, b);
         const int32_t k = std::min({budget, m, 256});
         CHECK(conn->qps == k);
@@ -150,7 +150,7 @@ TEST_CASE("advisor: distinct RoCEv2 ports per QP, each the port of its flow labe
     for (auto [a, b] : pairs_of(adv->descriptor(), plane))
       for (int32_t budget : {1, 7, 32, 256}) {
         auto conn = adv->connect(a, b, budget);
-        REQUIRE_MESSAGE(conn.ok(), message_of(conn.status()));
+        REQUIRE_MESSAGE(conn.ok(), message_text(conn.status()));
         std::set<uint16_t> seen;
         for (size_t i = 0; i < conn->source_ports.size(); ++i) {
           const uint16_t sport = conn->source_ports[i];
@@ -171,7 +171,7 @@ TEST_CASE("advisor: QPs take min(budget, uplinks) distinct uplinks, steered by t
     for (auto [a, b] : pairs_of(d))
       for (int32_t budget : {1, 2, 5, 16, 64, 256}) {
         auto conn = adv->connect(a, b, budget);
-        REQUIRE_MESSAGE(conn.ok(), message_of(conn.status()));
+        REQUIRE_MESSAGE(conn.ok(), message_text(conn.status()));
         const int32_t m = uplinks_closed_form(d, a, b);
         CHECK(conn->qps == std::min(budget, m));
         std::set<int32_t> distinct(conn->uplinks.begin(), conn->uplinks.end());
@@ -243,7 +243,7 @@ TEST_CASE("advisor: lookups return what connect returned, and 0 for unknown ids"
   CHECK(adv->memory_bytes() > 4 * sizeof(plugin::detail::ConnectionRecord));
   // A NicRef by name resolves to the same ports.
   auto by_name = adv->connect(NicRef{3, -1, -1, "mlx5_5"}, NicRef{40, 5, 0, "mlx5_5"}, 16);
-  REQUIRE_MESSAGE(by_name.ok(), message_of(by_name.status()));
+  REQUIRE_MESSAGE(by_name.ok(), message_text(by_name.status()));
   CHECK(by_name->id == c0->id);
 }
 
@@ -303,7 +303,7 @@ TEST_CASE("advisor: rail and plane of every NIC agree with nccl_xml (h100-1024-d
           CAPTURE(name);
           CAPTURE(busid);
           auto by_name = adv->rail_plane(name);
-          REQUIRE_MESSAGE(by_name.ok(), message_of(by_name.status()));
+          REQUIRE_MESSAGE(by_name.ok(), message_text(by_name.status()));
           CHECK(*by_name == want);
           auto by_name_port = adv->rail_plane(name, port_no);
           REQUIRE(by_name_port.ok());
@@ -312,7 +312,7 @@ TEST_CASE("advisor: rail and plane of every NIC agree with nccl_xml (h100-1024-d
           REQUIRE(with_suffix.ok());
           CHECK(*with_suffix == want);
           auto by_pci = adv->rail_plane(busid, port_no);
-          REQUIRE_MESSAGE(by_pci.ok(), message_of(by_pci.status()));
+          REQUIRE_MESSAGE(by_pci.ok(), message_text(by_pci.status()));
           CHECK(*by_pci == want);
           auto by_path = adv->rail_plane("/sys/devices/pci0000:00/0000:00:01.0/" + busid, port_no);
           REQUIRE(by_path.ok());
@@ -320,7 +320,7 @@ TEST_CASE("advisor: rail and plane of every NIC agree with nccl_xml (h100-1024-d
           // A PCI function is the whole dual-port NIC: the port must be given.
           auto no_port = adv->rail_plane(busid);
           CHECK(no_port.status().code() == absl::StatusCode::kInvalidArgument);
-          CHECK(message_of(no_port.status()).find("port=0") == 0);
+          CHECK(message_text(no_port.status()).find("port=0") == 0);
           // NicRef by name resolves to the same port, and the name round-trips.
           auto p = adv->resolve(NicRef{host, -1, -1, name});
           REQUIRE(p.ok());
@@ -355,7 +355,7 @@ TEST_CASE("advisor: PCI names on single-plane NICs and real bus ids") {
   o.cluster = "rail_fat_tree:hosts=32,nics_per_host=2,gpus_per_host=2";
   o.nic_busids = {"0000:1A:00.0", "0000:9c:00.0"};
   auto real = PathAdvisor::create(o);
-  REQUIRE_MESSAGE(real.ok(), message_of(real.status()));
+  REQUIRE_MESSAGE(real.ok(), message_text(real.status()));
   auto rp = (*real)->rail_plane("/sys/devices/pci0000:98/0000:98:02.0/0000:9c:00.0");
   REQUIRE(rp.ok());
   CHECK(*rp == RailPlane{RailId{1}, PlaneId{0}});
@@ -365,7 +365,7 @@ TEST_CASE("advisor: PCI names on single-plane NICs and real bus ids") {
 
 TEST_CASE("advisor: errors name the field and the value") {
   const auto adv = advisor("h100-1024-dualplane");
-  auto err = [](const auto& r) { return message_of(r.status()); };
+  auto err = [](const auto& r) { return message_text(r.status()); };
   CHECK(err(adv->connect(port(128, 0), port(1, 0), 4)).find("local.host=128") == 0);
   CHECK(err(adv->connect(port(0, 0), port(-1, 0), 4)).find("remote.host=-1") == 0);
   CHECK(err(adv->connect(port(0, 8), port(1, 0), 4)).find("local.rail=8") == 0);
@@ -419,11 +419,11 @@ TEST_CASE("advisor: the cluster comes from RAILYARD_CLUSTER or RAILYARD_CLUSTER_
   unsetenv("RAILYARD_CLUSTER_FILE");
   auto none = PathAdvisor::create();
   REQUIRE(!none.ok());
-  CHECK(message_of(none.status()).find("RAILYARD_CLUSTER") != std::string::npos);
+  CHECK(message_text(none.status()).find("RAILYARD_CLUSTER") != std::string::npos);
 
   setenv("RAILYARD_CLUSTER", "h100-1024-tor", 1);
   auto from_env = PathAdvisor::create();
-  REQUIRE_MESSAGE(from_env.ok(), message_of(from_env.status()));
+  REQUIRE_MESSAGE(from_env.ok(), message_text(from_env.status()));
   CHECK((*from_env)->descriptor().kind() == topology::Kind::kTorFatTree);
 
   unsetenv("RAILYARD_CLUSTER");
@@ -434,7 +434,7 @@ TEST_CASE("advisor: the cluster comes from RAILYARD_CLUSTER or RAILYARD_CLUSTER_
   }
   setenv("RAILYARD_CLUSTER_FILE", path.c_str(), 1);
   auto from_file = PathAdvisor::create();
-  REQUIRE_MESSAGE(from_file.ok(), message_of(from_file.status()));
+  REQUIRE_MESSAGE(from_file.ok(), message_text(from_file.status()));
   CHECK((*from_file)->descriptor().hosts() == 64);
   CHECK((*from_file)->descriptor().planes() == 2);
   {
@@ -443,11 +443,11 @@ TEST_CASE("advisor: the cluster comes from RAILYARD_CLUSTER or RAILYARD_CLUSTER_
   }
   auto two = PathAdvisor::create();
   REQUIRE(!two.ok());
-  CHECK(message_of(two.status()).find("line 2 'h100-1024-tor'") != std::string::npos);
+  CHECK(message_text(two.status()).find("line 2 'h100-1024-tor'") != std::string::npos);
   std::remove(path.c_str());
   auto missing = PathAdvisor::create();
   REQUIRE(!missing.ok());
-  CHECK(message_of(missing.status())
+  CHECK(message_text(missing.status())
             .find("RAILYARD_CLUSTER_FILE=advisor_test_cluster.txt: cannot open") == 0);
   // An explicit spec wins over the environment.
   setenv("RAILYARD_CLUSTER", "not-a-cluster", 1);

@@ -6,8 +6,8 @@
 // numAlgo 6 and 7, -1 entries, regBuff 0 and 1).
 //
 // This executable also links the shared Abseil (through railyard), as a PyTorch
-// process would have its own Abseil: the plugin's static, hidden copy must not
-// mix with it.
+// process has its own Abseil: the plugin, which contains no Abseil at all, must
+// work beside it.
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <stdlib.h>

@@ -337,7 +337,7 @@ TEST_CASE("assign: bad input names the flow and the value") {
   auto msg = [&](std::vector<Flow> flows) {
     auto r = assign_paths(d, f, flows);
     REQUIRE_FALSE(r.ok());
-    return testing::message_of(r.status());
+    return testing::message_text(r.status());
   };
   CHECK(msg({{a, NicPort{HostId{500}, NicIndex{0}}, 1}}) ==
         "flow 0: dst=host500.nic0.p0: no such NIC port");
@@ -356,7 +356,7 @@ TEST_CASE("assign: bad input names the flow and the value") {
   const uint16_t two[2] = {0xC000, 0xC001};
   auto e = ecmp_paths(d, f, one, h, {.sports = two, .dst_qps = {}});
   REQUIRE_FALSE(e.ok());
-  CHECK(testing::message_of(e.status()) == "sports: 2 given for 1 flows (want 0 or one per flow)");
+  CHECK(testing::message_text(e.status()) == "sports: 2 given for 1 flows (want 0 or one per flow)");
   // Too many combinations for the exact search.
   std::vector<Flow> big;
   for (int32_t i = 0; i < 8; ++i)

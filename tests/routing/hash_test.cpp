@@ -358,7 +358,7 @@ TEST_CASE("hash: measured table errors name the line and the token") {
     const auto parsed = MeasuredTableHash::parse(b.text);
     REQUIRE_FALSE(parsed.ok());
     CHECK(parsed.status().code() == absl::StatusCode::kInvalidArgument);
-    const std::string message = railyard::testing::message_of(parsed.status());
+    const std::string message = railyard::testing::message_text(parsed.status());
     for (const std::string& s : b.says) {
       CAPTURE(message);
       CAPTURE(s);

@@ -240,9 +240,9 @@ TEST_CASE("isolation: bad input names the list") {
   std::vector<std::vector<Route>> routes(1);
   auto r = isolation_report(f, p.jobs, p.flows, routes);
   REQUIRE_FALSE(r.ok());
-  CHECK(testing::message_of(r.status()) == "routes: 1 route lists for 2 jobs (want one per job)");
+  CHECK(testing::message_text(r.status()) == "routes: 1 route lists for 2 jobs (want one per job)");
   routes.resize(2);
   auto r2 = isolation_report(f, p.jobs, p.flows, routes);
   REQUIRE_FALSE(r2.ok());
-  CHECK(testing::message_of(r2.status()) == "routes: job 'a' has 64 flows but 0 routes");
+  CHECK(testing::message_text(r2.status()) == "routes: job 'a' has 64 flows but 0 routes");
 }

@@ -20,7 +20,7 @@
 using namespace railyard;
 using namespace railyard::routing;
 using railyard::testing::descriptor_of;
-using railyard::testing::message_of;
+using railyard::testing::message_text;
 using topology::ClusterDescriptor;
 using topology::Fabric;
 using topology::FailureOverlay;
@@ -257,7 +257,7 @@ TEST_CASE("spray: k QPs spread over uplinks and their ports hash to the planned 
           CAPTURE(k);
           CAPTURE(m->name());
           auto plan = plan_connection(c.desc, c.fabric, a, b, k, *m);
-          REQUIRE_MESSAGE(plan.ok(), message_of(plan.status()));
+          REQUIRE_MESSAGE(plan.ok(), message_text(plan.status()));
           CHECK(static_cast<int64_t>(plan->paths.size()) == c.desc.path_count(a, b));
           check_steered(c, *plan, *m, nullptr, true);
           check_later_spread(c, *plan);
@@ -325,7 +325,7 @@ TEST_CASE("spray: random failure overlays — no down link, weights follow remai
               CHECK(plan.status().code() == absl::StatusCode::kUnavailable);
               continue;
             }
-            REQUIRE_MESSAGE(plan.ok(), message_of(plan.status()));
+            REQUIRE_MESSAGE(plan.ok(), message_text(plan.status()));
             check_steered(c, *plan, *m, &fo, false);
             // Every uplink gets the floor or ceil of its capacity share.
             double total = 0;
@@ -405,7 +405,7 @@ TEST_CASE("spray: replan moves only broken QPs when capacity allows") {
               c.fabric.route_links(a, b, plan->paths[static_cast<size_t>(q.path)].route), &fo);
         CHECK(broken >= 1);
         auto next = replan(*plan, c.desc, c.fabric, *m, fo);
-        REQUIRE_MESSAGE(next.ok(), message_of(next.status()));
+        REQUIRE_MESSAGE(next.ok(), message_text(next.status()));
         check_steered(c, *next, *m, &fo, false);
         bool uplinks_same = next->uplinks.size() == plan->uplinks.size();
         for (size_t j = 0; uplinks_same && j < next->uplinks.size(); ++j)
@@ -440,7 +440,7 @@ TEST_CASE("spray: replan changes the fewest QPs that the new shares allow") {
         fo.set_cable_fraction(c.fabric.leaf_uplink(c.desc.leaf_of(b), j), f);
     }
     auto next = replan(*plan, c.desc, c.fabric, m, fo);
-    REQUIRE_MESSAGE(next.ok(), message_of(next.status()));
+    REQUIRE_MESSAGE(next.ok(), message_text(next.status()));
     check_steered(c, *next, m, &fo, false);
     // Kept QPs keep port and path; changed ones are listed.
     std::set<int32_t> changed(next->changed.begin(), next->changed.end());
@@ -526,7 +526,7 @@ TEST_CASE("spray: bad input is a Status naming the value") {
     auto plan = plan_connection(t.c->desc, t.c->fabric, t.src, t.dst, t.qps, m);
     REQUIRE_FALSE(plan.ok());
     CHECK(plan.status().code() == t.code);
-    CHECK(message_of(plan.status()).find(t.needle) != std::string::npos);
+    CHECK(message_text(plan.status()).find(t.needle) != std::string::npos);
   }
   // 256 is the bound and is accepted.
   CHECK(plan_connection(c.desc, c.fabric, a, b, kMaxQpsPerConnection, m).ok());
@@ -535,7 +535,7 @@ TEST_CASE("spray: bad input is a Status naming the value") {
   fo.set_cable_down(c.fabric.host_uplink(b));
   auto down = plan_connection(c.desc, c.fabric, a, b, 4, m, &fo);
   CHECK(down.status().code() == absl::StatusCode::kUnavailable);
-  CHECK(message_of(down.status())
+  CHECK(message_text(down.status())
             .find("all 64 paths from host0.nic0.p0 to host40.nic0.p0 are down") !=
         std::string::npos);
   FailureOverlay cut(c.fabric);
@@ -549,7 +549,7 @@ TEST_CASE("spray: bad input is a Status naming the value") {
   CHECK(replan(*plan, c.desc, c.fabric, m, cut).status().code() == absl::StatusCode::kUnavailable);
   // A fabric of another cluster.
   auto wrong = plan_connection(c.desc, dual.fabric, a, b, 4, m);
-  CHECK(message_of(wrong.status()).find("fabric") != std::string::npos);
+  CHECK(message_text(wrong.status()).find("fabric") != std::string::npos);
 }
 
 TEST_CASE("spray: an unknown (random) hash gets distinct ports and the expected efficiency") {

@@ -21,6 +21,6 @@ inline topology::ClusterDescriptor<> descriptor_of(std::string_view spec) {
   return *desc;
 }
 
-inline std::string message_of(const absl::Status& s) { return std::string(s.message()); }
+inline std::string message_text(const absl::Status& s) { return std::string(s.message()); }
 
 }  // namespace railyard::testing

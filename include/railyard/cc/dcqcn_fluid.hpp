@@ -8,9 +8,9 @@
 //                         .feedback_delay_us = 10, .duration_us = 20'000};
 //   const DcqcnModelParams cc = vendor_default_dcqcn();
 //   const RedMarking red = vendor_default_red();
-//   absl::StatusOr<FluidResult> r = simulate_dcqcn(cc, red, s);
+//   railyard::StatusOr<FluidResult> r = simulate_dcqcn(cc, red, s);
 //   // r->peak_queue_bytes, r->second_half.utilization, r->convergence_us, r->trace
-//   absl::StatusOr<DcqcnFixedPoint> eq = dcqcn_fixed_point(cc, red, s);  // eq->queue_bytes
+//   railyard::StatusOr<DcqcnFixedPoint> eq = dcqcn_fixed_point(cc, red, s);  // eq->queue_bytes
 //
 // The model (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments",
 // SIGCOMM 2015; its delay-differential form in Zhu, Ghobadi, Misra, Padhye,
@@ -100,8 +100,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -435,17 +433,17 @@ inline std::string dcqcn_num(double v) {
   return str_cat(v);
 }
 
-inline absl::Status dcqcn_positive(std::string_view key, double v) {
+inline Status dcqcn_positive(std::string_view key, double v) {
   if (!(v > 0) || !std::isfinite(v)) {
     return invalid_field(key, dcqcn_num(v), "must be a finite number > 0");
   }
-  return absl::OkStatus();
+  return ok_status();
 }
-inline absl::Status dcqcn_non_negative(std::string_view key, double v) {
+inline Status dcqcn_non_negative(std::string_view key, double v) {
   if (!(v >= 0) || !std::isfinite(v)) {
     return invalid_field(key, dcqcn_num(v), "must be a finite number >= 0");
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 // The automatic step before snapping to τ*/m.
@@ -494,7 +492,7 @@ struct DcqcnDerivatives {
 
 // Validation of each input: every field, the message naming the field and its
 // value. simulate_dcqcn() and dcqcn_fixed_point() call all three.
-[[nodiscard]] inline absl::Status validate_red(const RedMarking& red) {
+[[nodiscard]] inline Status validate_red(const RedMarking& red) {
   namespace d = detail;
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("kmin_bytes", red.kmin_bytes));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("kmax_bytes", red.kmax_bytes));
@@ -505,10 +503,10 @@ struct DcqcnDerivatives {
   if (!(red.pmax > 0 && red.pmax <= 1)) {
     return invalid_field("pmax", d::dcqcn_num(red.pmax), "must be in (0, 1]");
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
-[[nodiscard]] inline absl::Status validate_dcqcn(const DcqcnModelParams& p) {
+[[nodiscard]] inline Status validate_dcqcn(const DcqcnModelParams& p) {
   namespace d = detail;
   if (!(p.g > 0 && p.g <= 1)) return invalid_field("g", d::dcqcn_num(p.g), "must be in (0, 1]");
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("alpha_period_us", p.alpha_period_us));
@@ -528,10 +526,10 @@ struct DcqcnDerivatives {
   if (!(p.max_cut_fraction > 0 && p.max_cut_fraction <= 1)) {
     return invalid_field("max_cut_fraction", d::dcqcn_num(p.max_cut_fraction), "must be in (0, 1]");
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
-[[nodiscard]] inline absl::Status validate_scenario(const FluidScenario& s) {
+[[nodiscard]] inline Status validate_scenario(const FluidScenario& s) {
   namespace d = detail;
   if (s.senders < 1 || s.senders > d::kDcqcnMaxSenders) {
     return invalid_field("senders", str_cat(s.senders),
@@ -577,14 +575,14 @@ struct DcqcnDerivatives {
   if (s.traced_flows < 0) {
     return invalid_field("traced_flows", str_cat(s.traced_flows), "must be >= 0");
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 // Simulates the DCQCN fluid model (see the overview) for scenario.duration_us.
 // Deterministic. Errors: invalid fields, min_rate_mbps above the line rate,
 // too many steps (> 2·10^8) or too large a delay buffer ((τ*/dt + 1) ·
 // distinct flows > 2^24 values).
-[[nodiscard]] inline absl::StatusOr<FluidResult> simulate_dcqcn(const DcqcnModelParams& params,
+[[nodiscard]] inline StatusOr<FluidResult> simulate_dcqcn(const DcqcnModelParams& params,
                                                                 const RedMarking& red,
                                                                 const FluidScenario& scenario) {
   namespace d = detail;
@@ -880,7 +878,7 @@ struct DcqcnDerivatives {
 
 // The equilibrium of the model for `scenario` (see DcqcnFixedPoint). Uses
 // senders, line_gbps, bottleneck_gbps and packet_bytes of the scenario.
-[[nodiscard]] inline absl::StatusOr<DcqcnFixedPoint> dcqcn_fixed_point(
+[[nodiscard]] inline StatusOr<DcqcnFixedPoint> dcqcn_fixed_point(
     const DcqcnModelParams& params, const RedMarking& red, const FluidScenario& scenario) {
   namespace d = detail;
   RAILYARD_RETURN_IF_ERROR(validate_dcqcn(params));

@@ -8,7 +8,7 @@
 //   auto cluster = railyard::topology::make_cluster("h100-1024-2to1");
 //   railyard::cc::CcInputs in;
 //   in.incast = 8;                                    // senders into one port at once
-//   absl::StatusOr<railyard::cc::CcPlan> plan = railyard::cc::derive_cc(*cluster, in);
+//   railyard::StatusOr<railyard::cc::CcPlan> plan = railyard::cc::derive_cc(*cluster, in);
 //   // plan->ecn[t].kmin_bytes / kmax_bytes / pmax per egress tier, plan->dcqcn (the
 //   // values), plan->dcqcn_settings[...] {name (rp_*/np_*), value, unit, reason},
 //   // plan->nccl_env[...] {name, value, reason}, plan->pfc_headroom_bytes
@@ -70,11 +70,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -275,7 +273,7 @@ struct PfcBound {
 inline constexpr std::array<PfcBound, 2> kPfcBounds = {
     {{100, 201728, 122880}, {400, 463360, 122880.0 * 4}}};
 
-inline absl::StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
+inline StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
   if (gbps > 400 || gbps < 100)
     return invalid_field("nic_gbps", str_cat(gbps),
                          "no published PFC response bound for this speed (known: 100 to 400 Gb/s)");
@@ -297,7 +295,7 @@ inline std::string num(double v) {
 // Derives the plan. Errors (InvalidArgument naming the value): incast < 1 or
 // absurd, a buffer smaller than one BDP, an MTU outside [256, 9000], a link speed
 // without a PFC bound, qps_per_nic < 0.
-[[nodiscard]] inline absl::StatusOr<CcPlan> derive_cc(const topology::Cluster& cluster,
+[[nodiscard]] inline StatusOr<CcPlan> derive_cc(const topology::Cluster& cluster,
                                                       const CcInputs& in) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
   const topology::ClusterSpec& spec = d.spec();
@@ -539,7 +537,7 @@ inline std::string num(double v) {
       for (const routing::TenantLanes& t : part.tenants) {
         if (t.spine_lanes.empty()) continue;
         // The tenant owns |lanes| uplinks on every leaf; its NICs on a leaf share them.
-        absl::flat_hash_map<int32_t, int32_t> nics_on_leaf;
+        std::unordered_map<int32_t, int32_t> nics_on_leaf;
         int32_t most = 0;
         for (const placement::Allocation& job : in.tenants) {
           if (routing::tenant_of(job) != t.tenant) continue;

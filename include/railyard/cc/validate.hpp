@@ -27,7 +27,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/cc/derive.hpp"
 #include "railyard/core/status.hpp"
@@ -70,7 +69,7 @@ struct CcValidation {
 // Runs the plan's leaf->host ECN and DCQCN, and the vendor defaults, through
 // the fluid model. Errors: start_fraction outside (0, 1], duration outside
 // (0, 1 s], and the model's own (named) errors.
-[[nodiscard]] inline absl::StatusOr<CcValidation> validate_cc(const CcPlan& plan,
+[[nodiscard]] inline StatusOr<CcValidation> validate_cc(const CcPlan& plan,
                                                               double start_fraction = 1.0,
                                                               double duration_us = 20'000) {
   if (!(start_fraction > 0 && start_fraction <= 1))
@@ -96,7 +95,7 @@ struct CcValidation {
   s.duration_us = duration_us;
   s.start_rate_fraction = start_fraction;
   auto run = [&](std::string profile, const RedMarking& red,
-                 const DcqcnModelParams& q) -> absl::StatusOr<FluidSummary> {
+                 const DcqcnModelParams& q) -> StatusOr<FluidSummary> {
     RAILYARD_ASSIGN_OR_RETURN(FluidResult r, simulate_dcqcn(q, red, s));
     FluidSummary out;
     out.profile = std::move(profile);

@@ -6,7 +6,7 @@
 //
 //   #include "railyard/collective/collective.hpp"
 //   auto ring = railyard::collective::ring_all_reduce(8, 1 << 30);
-//   absl::Status ok = railyard::collective::verify(*ring);
+//   railyard::Status ok = railyard::collective::verify(*ring);
 #pragma once
 
 #include "railyard/collective/cost.hpp"

@@ -54,8 +54,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
@@ -158,7 +156,7 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
 // once in every group (GPUs in rank order). Capacities come from `failures` when
 // given. Errors: an empty group list, groups of different sizes, GPUs outside the
 // cluster, bytes < 0.
-[[nodiscard]] inline absl::StatusOr<LowerBound> bandwidth_lower_bound(
+[[nodiscard]] inline StatusOr<LowerBound> bandwidth_lower_bound(
     const topology::Cluster& cluster, Collective kind, int64_t bytes,
     std::span<const std::vector<routing::GpuEndpoint>> groups,
     const topology::FailureOverlay* failures = nullptr) {

@@ -2,10 +2,10 @@
 // and the closed forms (nccl-tests algbw/busbw, bandwidth lower bounds).
 //
 //   using namespace railyard::collective;
-//   absl::StatusOr<Schedule> ar = ring_all_reduce(/*ranks=*/8, /*bytes=*/1 << 20);
-//   absl::StatusOr<Schedule> h = hierarchical_all_reduce({0,0,0,0,1,1,1,1}, 1 << 20);
-//   absl::StatusOr<Schedule> t = double_binary_tree_all_reduce(16, 1 << 20, /*pieces=*/4);
-//   absl::StatusOr<Schedule> s = make_schedule(Collective::kAllToAll, Algorithm::kRailAligned,
+//   railyard::StatusOr<Schedule> ar = ring_all_reduce(/*ranks=*/8, /*bytes=*/1 << 20);
+//   railyard::StatusOr<Schedule> h = hierarchical_all_reduce({0,0,0,0,1,1,1,1}, 1 << 20);
+//   railyard::StatusOr<Schedule> t = double_binary_tree_all_reduce(16, 1 << 20, /*pieces=*/4);
+//   railyard::StatusOr<Schedule> s = make_schedule(Collective::kAllToAll, Algorithm::kRailAligned,
 //                                              8, 1 << 20, {.host_of_rank = {0,0,1,1,2,2,3,3}});
 //   double bus = busbw_gbps(Collective::kAllReduce, 8, algbw_gbps(1 << 30, 25000.0));
 //   // railyard/collective/verify.hpp: verify(*ar) executes the schedule symbolically.
@@ -75,8 +75,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -234,13 +232,13 @@ struct Schedule {
 
 namespace detail {
 
-[[nodiscard]] inline absl::Status check_size(int32_t ranks, int64_t bytes, int32_t max_ranks) {
+[[nodiscard]] inline Status check_size(int32_t ranks, int64_t bytes, int32_t max_ranks) {
   if (ranks < 1) return invalid_field("ranks", str_cat(ranks), "must be at least 1");
   if (ranks > max_ranks)
     return invalid_field("ranks", str_cat(ranks), str_cat("more than ", max_ranks));
   if (bytes < 0) return invalid_field("bytes", str_cat(bytes), "must not be negative");
   if (bytes > kMaxBytes) return invalid_field("bytes", str_cat(bytes), "more than 2^50");
-  return absl::OkStatus();
+  return ok_status();
 }
 
 [[nodiscard]] inline Schedule header(Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
@@ -271,7 +269,7 @@ struct Grouping {
   int32_t g = 1;
 };
 
-[[nodiscard]] inline absl::StatusOr<Grouping> group_hosts(const std::vector<int32_t>& host_of_rank,
+[[nodiscard]] inline StatusOr<Grouping> group_hosts(const std::vector<int32_t>& host_of_rank,
                                                           int32_t ranks) {
   if (static_cast<int64_t>(host_of_rank.size()) != ranks)
     return invalid_field("host_of_rank", str_cat(host_of_rank.size(), " entries"),
@@ -370,7 +368,7 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
 
 namespace detail {
 // One ring over ranks 0..n-1: the reduce-scatter half, the all-gather half, or both.
-inline absl::StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t bytes,
+inline StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t bytes,
                                               bool reduce, bool gather) {
   RAILYARD_RETURN_IF_ERROR(check_size(ranks, bytes, kMaxRanks));
   Schedule s = header(kind, Algorithm::kRing, ranks, bytes, ranks);
@@ -385,23 +383,23 @@ inline absl::StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, in
 
 // Ring all-reduce: reduce-scatter then all-gather around 0 -> 1 -> ... -> n-1 -> 0.
 // Rank r ends the reduce-scatter holding chunk r (fully reduced).
-[[nodiscard]] inline absl::StatusOr<Schedule> ring_all_reduce(int32_t ranks, int64_t bytes) {
+[[nodiscard]] inline StatusOr<Schedule> ring_all_reduce(int32_t ranks, int64_t bytes) {
   return detail::ring_schedule(Collective::kAllReduce, ranks, bytes, /*reduce=*/true,
                                /*gather=*/true);
 }
 
-[[nodiscard]] inline absl::StatusOr<Schedule> ring_all_gather(int32_t ranks, int64_t bytes) {
+[[nodiscard]] inline StatusOr<Schedule> ring_all_gather(int32_t ranks, int64_t bytes) {
   return detail::ring_schedule(Collective::kAllGather, ranks, bytes, /*reduce=*/false,
                                /*gather=*/true);
 }
 
-[[nodiscard]] inline absl::StatusOr<Schedule> ring_reduce_scatter(int32_t ranks, int64_t bytes) {
+[[nodiscard]] inline StatusOr<Schedule> ring_reduce_scatter(int32_t ranks, int64_t bytes) {
   return detail::ring_schedule(Collective::kReduceScatter, ranks, bytes, /*reduce=*/true,
                                /*gather=*/false);
 }
 
 // NCCL's double binary tree, each tree carrying half of S in `pieces` pipelined pieces.
-[[nodiscard]] inline absl::StatusOr<Schedule> double_binary_tree_all_reduce(int32_t ranks,
+[[nodiscard]] inline StatusOr<Schedule> double_binary_tree_all_reduce(int32_t ranks,
                                                                             int64_t bytes,
                                                                             int32_t pieces = 1) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
@@ -468,7 +466,7 @@ inline absl::StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, in
 // hold the same number g of ranks. Intra-host ring reduce-scatter of g shards,
 // ring all-reduce of each shard among the ranks of equal local index (one ring
 // per rail, hosts in id order), intra-host ring all-gather.
-[[nodiscard]] inline absl::StatusOr<Schedule> hierarchical_all_reduce(
+[[nodiscard]] inline StatusOr<Schedule> hierarchical_all_reduce(
     const std::vector<int32_t>& host_of_rank, int64_t bytes) {
   const auto ranks = static_cast<int32_t>(
       std::min<size_t>(host_of_rank.size(), static_cast<size_t>(kMaxRanks) + 1));
@@ -499,7 +497,7 @@ inline absl::StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, in
 }
 
 // Pairwise all-to-all: n-1 steps; at step k rank r sends its block for (r+k) mod n.
-[[nodiscard]] inline absl::StatusOr<Schedule> pairwise_all_to_all(int32_t ranks, int64_t bytes) {
+[[nodiscard]] inline StatusOr<Schedule> pairwise_all_to_all(int32_t ranks, int64_t bytes) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxAllToAllRanks));
   Schedule s =
       detail::header(Collective::kAllToAll, Algorithm::kPairwise, ranks, bytes, ranks * ranks);
@@ -516,7 +514,7 @@ inline absl::StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, in
 }
 
 // Rail-aligned all-to-all (two phases; see the header comment).
-[[nodiscard]] inline absl::StatusOr<Schedule> rail_aligned_all_to_all(
+[[nodiscard]] inline StatusOr<Schedule> rail_aligned_all_to_all(
     const std::vector<int32_t>& host_of_rank, int64_t bytes) {
   const auto ranks = static_cast<int32_t>(
       std::min<size_t>(host_of_rank.size(), static_cast<size_t>(kMaxAllToAllRanks) + 1));
@@ -563,18 +561,18 @@ struct ScheduleOptions {
 
 // Any (collective, algorithm) pair that has a schedule. For hierarchical and
 // rail-aligned, options.host_of_rank must hold `ranks` entries.
-[[nodiscard]] inline absl::StatusOr<Schedule> make_schedule(Collective kind, Algorithm algo,
+[[nodiscard]] inline StatusOr<Schedule> make_schedule(Collective kind, Algorithm algo,
                                                             int32_t ranks, int64_t bytes,
                                                             const ScheduleOptions& options = {}) {
   auto unsupported = [&] {
     return invalid_field("algorithm", algorithm_name(algo),
                          str_cat("has no schedule for collective ", collective_name(kind)));
   };
-  auto grouped = [&]() -> absl::Status {
+  auto grouped = [&]() -> Status {
     if (static_cast<int64_t>(options.host_of_rank.size()) != ranks)
       return invalid_field("host_of_rank", str_cat(options.host_of_rank.size(), " entries"),
                            str_cat("must have one entry per rank (", ranks, ")"));
-    return absl::OkStatus();
+    return ok_status();
   };
   switch (algo) {
     case Algorithm::kRing:
@@ -611,7 +609,7 @@ struct ScheduleOptions {
 
 // The exact total of bytes the schedule's algorithm moves (see the header
 // comment); an error when the product overflows int64 or the header is invalid.
-[[nodiscard]] inline absl::StatusOr<int64_t> closed_form_total_bytes(const Schedule& s) {
+[[nodiscard]] inline StatusOr<int64_t> closed_form_total_bytes(const Schedule& s) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(s.ranks, s.bytes, kMaxRanks));
   int64_t factor = 0;
   const int64_t n = s.ranks;

@@ -5,7 +5,7 @@
 //   using namespace railyard::collective;
 //   // 16 ranks on 2 hosts (8 each), two rings (channels):
 //   std::vector<int32_t> host_of_rank = {0,0,0,0,0,0,0,0, 1,1,1,1,1,1,1,1};
-//   absl::StatusOr<Traffic> t = collective_traffic(
+//   railyard::StatusOr<Traffic> t = collective_traffic(
 //       Collective::kAllReduce, Algorithm::kRing, 16, int64_t{1} << 30,
 //       {.host_of_rank = host_of_rank, .channels = 2});
 //   // t->phases[0]: 32 transfers of 2^30 / 32 bytes, repeated 2 * 15 = 30 steps.
@@ -47,8 +47,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -179,7 +177,7 @@ inline std::vector<Phase> phases_of(const Schedule& s) {
 // The phases of a collective over ranks 0..ranks-1. Errors: those of
 // make_schedule (sizes, unsupported pairs, bad groupings), host_of_rank of the
 // wrong length, channels outside [0, 64], channels > 1 for a non-ring algorithm.
-[[nodiscard]] inline absl::StatusOr<Traffic> collective_traffic(
+[[nodiscard]] inline StatusOr<Traffic> collective_traffic(
     Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
     const TrafficOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));

@@ -1,7 +1,7 @@
 // railyard/collective/verify.hpp — checks a schedule by executing it symbolically.
 //
 //   auto s = railyard::collective::ring_all_reduce(5, 1000);
-//   absl::Status ok = railyard::collective::verify(*s);  // OkStatus()
+//   railyard::Status ok = railyard::collective::verify(*s);  // ok
 //
 // State: for every rank and chunk, the set of ranks whose contribution the rank
 // holds (a bitset; empty = the rank does not hold the chunk). Initially:
@@ -24,10 +24,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -101,7 +100,7 @@ class SymbolicState {
 
 }  // namespace detail
 
-[[nodiscard]] inline absl::Status verify(const Schedule& s) {
+[[nodiscard]] inline Status verify(const Schedule& s) {
   const int32_t n = s.ranks;
   RAILYARD_RETURN_IF_ERROR(
       detail::check_size(n, s.bytes, s.kind == Collective::kAllToAll ? kMaxAllToAllRanks : kMaxRanks));
@@ -117,7 +116,7 @@ class SymbolicState {
   const int32_t C = s.num_chunks;
   const int64_t words = static_cast<int64_t>(n) * C * ((n + 63) / 64);
   if (words > detail::kMaxVerifyWords)
-    return absl::ResourceExhaustedError(
+    return resource_exhausted_error(
         str_cat("schedule too large to verify symbolically: ", n, " ranks x ", C, " chunks"));
 
   detail::SymbolicState st(n, C);
@@ -143,10 +142,10 @@ class SymbolicState {
 
   int64_t moved = 0;
   std::vector<uint64_t> payload;
-  absl::flat_hash_map<int64_t, Op> touched;
+  std::unordered_map<int64_t, Op> touched;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step& step = s.steps[si];
-    if (step.transfers.empty()) return absl::InvalidArgumentError(str_cat("step ", si, ": empty"));
+    if (step.transfers.empty()) return invalid_argument_error(str_cat("step ", si, ": empty"));
     payload.clear();
     touched.clear();
     // Read every sender's content as of the start of the step.
@@ -155,33 +154,33 @@ class SymbolicState {
       const std::string where = str_cat("step ", si, " transfer ", ti, " (", t.src, "->", t.dst,
                                         " chunk ", t.chunk, "): ");
       if (t.src < 0 || t.src >= n || t.dst < 0 || t.dst >= n)
-        return absl::InvalidArgumentError(str_cat(where, "rank out of [0, ", n, ")"));
-      if (t.src == t.dst) return absl::InvalidArgumentError(str_cat(where, "sends to itself"));
+        return invalid_argument_error(str_cat(where, "rank out of [0, ", n, ")"));
+      if (t.src == t.dst) return invalid_argument_error(str_cat(where, "sends to itself"));
       if (t.chunk_count < 1 || t.chunk < 0 || static_cast<int64_t>(t.chunk) + t.chunk_count > C)
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat(where, "chunks [", t.chunk, ", +", t.chunk_count, ") out of [0, ", C, ")"));
       if (t.op == Op::kReduce && !reducing)
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat(where, "reduce in a ", collective_name(s.kind), " schedule"));
       int64_t want = 0;
       for (int32_t c = t.chunk; c < t.chunk + t.chunk_count; ++c) {
         want += chunk_bytes(s, c);
         const uint64_t* src = st.at(t.src, c);
         if (detail::popcount_words(src, W) == 0)
-          return absl::InvalidArgumentError(
+          return invalid_argument_error(
               str_cat(where, "rank ", t.src, " sends chunk ", c, " it does not hold"));
         payload.insert(payload.end(), src, src + W);
         const int64_t key = static_cast<int64_t>(t.dst) * C + c;
         auto [it, fresh] = touched.try_emplace(key, t.op);
         if (!fresh && (t.op == Op::kCopy || it->second == Op::kCopy))
-          return absl::InvalidArgumentError(
+          return invalid_argument_error(
               str_cat(where, "rank ", t.dst, " chunk ", c, " written twice in one step by a copy"));
       }
       if (t.bytes != want)
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat(where, "carries ", t.bytes, " bytes; its chunks hold ", want));
       if (__builtin_add_overflow(moved, t.bytes, &moved))
-        return absl::InvalidArgumentError(str_cat(where, "total bytes overflow int64"));
+        return invalid_argument_error(str_cat(where, "total bytes overflow int64"));
     }
     // Apply.
     size_t pos = 0;
@@ -197,7 +196,7 @@ class SymbolicState {
           if ((dst[w] & in[w]) != 0) {
             std::vector<uint64_t> both(dst, dst + W);
             for (int32_t k = 0; k < W; ++k) both[static_cast<size_t>(k)] &= in[k];
-            return absl::InvalidArgumentError(
+            return invalid_argument_error(
                 str_cat("step ", si, " (", t.src, "->", t.dst, " chunk ", c, "): rank ", t.dst,
                         " would count contributions ", detail::describe_set(both.data(), n),
                         " twice"));
@@ -209,21 +208,21 @@ class SymbolicState {
   }
 
   // End state.
-  auto check = [&](int32_t rank, int32_t chunk, int32_t expect_single) -> absl::Status {
+  auto check = [&](int32_t rank, int32_t chunk, int32_t expect_single) -> Status {
     const uint64_t* w = st.at(rank, chunk);
     const int32_t have = detail::popcount_words(w, W);
     if (expect_single < 0) {
       if (have != n)
-        return absl::FailedPreconditionError(
+        return failed_precondition_error(
             str_cat("rank ", rank, " chunk ", chunk, ": holds ", have, " of ", n,
                     " contributions ", detail::describe_set(w, n)));
-      return absl::OkStatus();
+      return ok_status();
     }
     if (have != 1 || (w[expect_single / 64] >> (expect_single % 64) & 1) == 0)
-      return absl::FailedPreconditionError(
+      return failed_precondition_error(
           str_cat("rank ", rank, " chunk ", chunk, ": holds ", detail::describe_set(w, n),
                   ", expected rank ", expect_single, "'s block"));
-    return absl::OkStatus();
+    return ok_status();
   };
   switch (s.kind) {
     case Collective::kAllReduce:
@@ -245,10 +244,10 @@ class SymbolicState {
 
   RAILYARD_ASSIGN_OR_RETURN(const int64_t expect, closed_form_total_bytes(s));
   if (moved != expect)
-    return absl::FailedPreconditionError(str_cat("bytes moved ", moved, " != closed form ", expect,
+    return failed_precondition_error(str_cat("bytes moved ", moved, " != closed form ", expect,
                                                  " for ", s.algorithm, " ",
                                                  collective_name(s.kind)));
-  return absl::OkStatus();
+  return ok_status();
 }
 
 }  // namespace railyard::collective

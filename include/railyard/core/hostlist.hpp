@@ -35,8 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
 namespace railyard {
@@ -82,12 +81,12 @@ struct NumberRange {
   size_t width = 0;
 };
 
-inline absl::Status hostlist_error(std::string_view item, std::string_view problem) {
-  return absl::InvalidArgumentError(str_cat("hostlist item \"", item, "\": ", problem));
+inline Status hostlist_error(std::string_view item, std::string_view problem) {
+  return invalid_argument_error(str_cat("hostlist item \"", item, "\": ", problem));
 }
 
 // The ranges between one pair of brackets, e.g. "0-3,7,010-012".
-inline absl::StatusOr<std::vector<NumberRange>> parse_ranges(std::string_view body,
+inline StatusOr<std::vector<NumberRange>> parse_ranges(std::string_view body,
                                                              std::string_view item) {
   std::vector<NumberRange> out;
   for (std::string_view part : split(body, ',')) {
@@ -123,7 +122,7 @@ inline absl::StatusOr<std::vector<NumberRange>> parse_ranges(std::string_view bo
 // (duplicates kept, as Slurm keeps them). Errors name the offending item:
 // unbalanced or nested brackets, text after the last ']', empty or non-numeric
 // ranges, LO > HI, over 65536 names in a range or over kMaxHostlistNames in all.
-[[nodiscard]] inline absl::StatusOr<std::vector<std::string>> expand_hostlist(
+[[nodiscard]] inline StatusOr<std::vector<std::string>> expand_hostlist(
     std::string_view text) {
   std::vector<std::string> names;
   size_t i = 0;

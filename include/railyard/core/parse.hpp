@@ -18,13 +18,12 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -32,7 +31,7 @@
 namespace railyard {
 
 // A non-negative decimal integer: digits only, at most int64 range.
-[[nodiscard]] inline absl::StatusOr<int64_t> parse_int(std::string_view field,
+[[nodiscard]] inline StatusOr<int64_t> parse_int(std::string_view field,
                                                        std::string_view text) {
   if (text.empty())
     return invalid_field(field, text, "expected a non-negative integer, got nothing");
@@ -47,7 +46,7 @@ namespace railyard {
 }
 
 // An integer that must lie in [lo, hi]; the error states the bounds.
-[[nodiscard]] inline absl::StatusOr<int64_t> parse_int_in(std::string_view field,
+[[nodiscard]] inline StatusOr<int64_t> parse_int_in(std::string_view field,
                                                           std::string_view text, int64_t lo,
                                                           int64_t hi) {
   RAILYARD_ASSIGN_OR_RETURN(int64_t value, parse_int(field, text));
@@ -68,7 +67,7 @@ struct Ratio {
   friend constexpr bool operator==(const Ratio&, const Ratio&) = default;
 };
 
-[[nodiscard]] inline absl::StatusOr<Ratio> parse_ratio(std::string_view field,
+[[nodiscard]] inline StatusOr<Ratio> parse_ratio(std::string_view field,
                                                        std::string_view text) {
   const size_t colon = text.find(':');
   const std::string_view down_text = text.substr(0, colon);
@@ -89,7 +88,7 @@ struct Ratio {
 // Ids must be < `limit` (pass the cluster's host count; the default is the
 // largest cluster railyard accepts, 2^20 hosts) and appear once.
 // The result keeps the order written, which is what launchers expect.
-[[nodiscard]] inline absl::StatusOr<std::vector<int32_t>> parse_host_list(std::string_view field,
+[[nodiscard]] inline StatusOr<std::vector<int32_t>> parse_host_list(std::string_view field,
                                                                           std::string_view text,
                                                                           int64_t limit = int64_t{1}
                                                                                           << 20) {
@@ -120,7 +119,7 @@ struct Ratio {
 
 // Formats ids as the shortest list of ascending runs, in the given order:
 // {0,1,2,3,7} -> "0-3,7". parse_host_list(format_host_list(x)) == x.
-[[nodiscard]] inline std::string format_host_list(absl::Span<const int32_t> hosts) {
+[[nodiscard]] inline std::string format_host_list(std::span<const int32_t> hosts) {
   std::string out;
   for (size_t i = 0; i < hosts.size();) {
     size_t j = i;
@@ -136,7 +135,7 @@ struct Ratio {
 // Byte sizes: plain bytes ("1048576"), binary suffixes KiB MiB GiB TiB, decimal
 // suffixes K KB M MB G GB T TB (powers of 1000), optional trailing B ("512B").
 // Suffixes are case-insensitive. Fractions are not accepted.
-[[nodiscard]] inline absl::StatusOr<uint64_t> parse_size(std::string_view field,
+[[nodiscard]] inline StatusOr<uint64_t> parse_size(std::string_view field,
                                                          std::string_view text) {
   size_t digits = 0;
   while (digits < text.size() && is_digit(text[digits])) ++digits;

@@ -22,7 +22,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -33,12 +32,12 @@ class SpecReader {
  public:
   // Splits `text` into a kind and key=value entries. Fails on empty kind, an
   // entry without '=', an empty key or value, or a repeated key.
-  [[nodiscard]] static absl::StatusOr<SpecReader> parse(std::string_view text) {
+  [[nodiscard]] static StatusOr<SpecReader> parse(std::string_view text) {
     SpecReader reader;
     const size_t colon = text.find(':');
     reader.kind_ = std::string(text.substr(0, colon));
     if (reader.kind_.empty())
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("spec '", text, "': missing kind before ':' (e.g. rail_fat_tree:hosts=64)"));
     if (colon == std::string_view::npos) return reader;
     const std::string_view body = text.substr(colon + 1);
@@ -46,7 +45,7 @@ class SpecReader {
     for (std::string_view item : split(body, ',')) {
       const size_t eq = item.find('=');
       if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             item.empty() ? str_cat("spec entry '' in '", text,
                                    "': expected key=value (two commas in a row or a trailing comma)")
                          : str_cat("spec entry '", item, "': expected key=value"));
@@ -54,7 +53,7 @@ class SpecReader {
       const std::string_view value = item.substr(eq + 1);
       for (const Entry& e : reader.entries_)
         if (e.key == key)
-          return absl::InvalidArgumentError(
+          return invalid_argument_error(
               str_cat(key, ": key given twice (", key, "=", e.value, ", then ", item, ")"));
       reader.entries_.push_back({std::move(key), std::string(value), false});
     }
@@ -71,7 +70,7 @@ class SpecReader {
   }
 
   // An integer in [lo, hi], or `fallback` when the key is absent.
-  [[nodiscard]] absl::StatusOr<int64_t> integer(std::string_view key, int64_t fallback, int64_t lo,
+  [[nodiscard]] StatusOr<int64_t> integer(std::string_view key, int64_t fallback, int64_t lo,
                                                 int64_t hi) {
     const Entry* e = use(key);
     if (e == nullptr) return fallback;
@@ -79,22 +78,22 @@ class SpecReader {
   }
 
   // An integer in [lo, hi] that must be present.
-  [[nodiscard]] absl::StatusOr<int64_t> required_int(std::string_view key, int64_t lo, int64_t hi) {
+  [[nodiscard]] StatusOr<int64_t> required_int(std::string_view key, int64_t lo, int64_t hi) {
     if (find(key) == nullptr)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat(key, ": required key is missing (", kind_, " needs ", key, "=N)"));
     return integer(key, 0, lo, hi);
   }
 
   // A down:up ratio, or `fallback` when absent.
-  [[nodiscard]] absl::StatusOr<Ratio> ratio(std::string_view key, Ratio fallback) {
+  [[nodiscard]] StatusOr<Ratio> ratio(std::string_view key, Ratio fallback) {
     const Entry* e = use(key);
     if (e == nullptr) return fallback;
     return parse_ratio(key, e->value);
   }
 
   // One of `choices`; returns its index, or `fallback` when absent.
-  [[nodiscard]] absl::StatusOr<int> choice(std::string_view key,
+  [[nodiscard]] StatusOr<int> choice(std::string_view key,
                                            std::initializer_list<std::string_view> choices,
                                            int fallback) {
     const Entry* e = use(key);
@@ -109,14 +108,14 @@ class SpecReader {
 
   // Error if any key was never read: it is unknown to the caller. `known` lists
   // the accepted keys for the message.
-  [[nodiscard]] absl::Status finish(std::initializer_list<std::string_view> known = {}) const {
+  [[nodiscard]] Status finish(std::initializer_list<std::string_view> known = {}) const {
     for (const Entry& e : entries_) {
       if (e.used) continue;
       std::string message = str_cat(e.key, "=", e.value, ": unknown key for ", kind_);
       if (known.size() > 0) str_append(message, " (known keys: ", join(known, ", "), ")");
-      return absl::InvalidArgumentError(message);
+      return invalid_argument_error(message);
     }
-    return absl::OkStatus();
+    return ok_status();
   }
 
  private:

@@ -3,7 +3,7 @@
 // and its rules are documented there); canonical text reads and writes back to
 // identical bytes.
 //
-//   absl::StatusOr<std::string> csv = railyard::exports::csv_topology_from_tree(tree);
+//   railyard::StatusOr<std::string> csv = railyard::exports::csv_topology_from_tree(tree);
 #pragma once
 
 #include <cstdint>
@@ -27,12 +27,12 @@ namespace railyard::exports {
 // switch below the top level without a parent, or a name the importer would
 // reject (including a host called `host`/`hostname` or starting with '#', and
 // a host named like a switch).
-[[nodiscard]] inline absl::StatusOr<std::string> csv_topology_from_tree(const topology::SwitchTree& tree) {
+[[nodiscard]] inline StatusOr<std::string> csv_topology_from_tree(const topology::SwitchTree& tree) {
   using topology::detail::csv_quoted;
   RAILYARD_RETURN_IF_ERROR(topology::validate_tree(tree));
   const int levels = tree.top_level();
   if (levels < 2)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         tree.switches.empty()
             ? std::string("empty tree: no hosts, no switches")
             : str_cat("switch ", csv_quoted(tree.switches.front().name),
@@ -43,23 +43,23 @@ namespace railyard::exports {
       parent[static_cast<size_t>(c)] = static_cast<int32_t>(i);
   for (size_t i = 0; i < tree.switches.size(); ++i)
     if (tree.switches[i].level < levels && parent[i] < 0)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("switch ", csv_quoted(tree.switches[i].name), ": level ", tree.switches[i].level,
                   " switch without a parent; every CSV row needs all ", levels, " levels"));
   std::map<std::string_view, std::string_view> role_of;
   for (const auto& sw : tree.switches) {
     if (std::string p = topology::detail::csv_token_problem(sw.name); !p.empty())
-      return absl::InvalidArgumentError(str_cat("switch ", csv_quoted(sw.name), ": ", p));
+      return invalid_argument_error(str_cat("switch ", csv_quoted(sw.name), ": ", p));
     role_of.emplace(sw.name, topology::detail::kCsvRoles[sw.level]);
   }
   for (const std::string& host : tree.hosts) {
     if (std::string p = topology::detail::csv_token_problem(host); !p.empty())
-      return absl::InvalidArgumentError(str_cat("host ", csv_quoted(host), ": ", p));
+      return invalid_argument_error(str_cat("host ", csv_quoted(host), ": ", p));
     if (topology::detail::csv_is_header_word(host) || host.front() == '#')
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("host ", csv_quoted(host), ": would read back as a header or a comment"));
     if (auto it = role_of.find(host); it != role_of.end())
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("host ", csv_quoted(host), ": same name as a ", it->second, " switch"));
   }
   std::vector<int32_t> leaf_of(tree.hosts.size(), -1);

@@ -6,10 +6,10 @@
 //
 //   auto namer = railyard::topology::NodeNamer::parse(railyard::topology::kDefaultNodePattern);
 //   auto tree = railyard::topology::switch_tree(descriptor, *namer);
-//   absl::StatusOr<std::string> yaml =
+//   railyard::StatusOr<std::string> yaml =
 //       railyard::exports::k8s_labels_yaml(*tree, descriptor, {.legacy_labels = true});
 //   // kubectl label commands instead of YAML:
-//   absl::StatusOr<std::string> sh = railyard::exports::k8s_label_script(*tree, descriptor);
+//   railyard::StatusOr<std::string> sh = railyard::exports::k8s_label_script(*tree, descriptor);
 //
 // Labels per node (facts checked at the sources, see FACTS.md §5):
 // * `fabric.topograph.run/tier-N` = the name of the switch N+1 levels above the
@@ -62,14 +62,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -153,10 +151,10 @@ inline bool k8s_alnum(char c) {
 // apimachinery validation.IsValidLabelValue: at most 63 characters,
 // (([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?). `what` names the value's
 // owner in the error ("switch", "NVLink domain of host node0003", ...).
-[[nodiscard]] inline absl::Status check_k8s_label_value(std::string_view what,
+[[nodiscard]] inline Status check_k8s_label_value(std::string_view what,
                                                         std::string_view value) {
   auto fail = [&](std::string_view problem) {
-    return absl::InvalidArgumentError(str_cat(what, " ", detail::k8s_quoted(value),
+    return invalid_argument_error(str_cat(what, " ", detail::k8s_quoted(value),
                                               ": not a valid Kubernetes label value (", problem,
                                               ")"));
   };
@@ -168,7 +166,7 @@ inline bool k8s_alnum(char c) {
     if (!detail::k8s_alnum(c) && c != '-' && c != '_' && c != '.')
       return fail(str_cat("character ", detail::k8s_quoted(std::string_view(&c, 1)),
                           "; only letters, digits, '-', '_' and '.'"));
-  return absl::OkStatus();
+  return ok_status();
 }
 
 namespace detail {
@@ -197,11 +195,11 @@ inline std::string dns_subdomain_problem(std::string_view name, size_t max_size)
 // RFC 1123 subdomain (dot-separated parts of lowercase letters, digits and '-',
 // each starting and ending with a letter or digit) of at most 63 characters
 // (the kubernetes.io/hostname label value holds it).
-[[nodiscard]] inline absl::Status check_k8s_node_name(std::string_view name) {
+[[nodiscard]] inline Status check_k8s_node_name(std::string_view name) {
   if (std::string problem = detail::dns_subdomain_problem(name, 63); !problem.empty())
-    return absl::InvalidArgumentError(str_cat(
+    return invalid_argument_error(str_cat(
         "host ", detail::k8s_quoted(name), ": not a valid Kubernetes node name (", problem, ")"));
-  return absl::OkStatus();
+  return ok_status();
 }
 
 namespace detail {
@@ -225,13 +223,13 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 // Errors: an invalid tree (validate_tree), a `domains` size other than 0 or the
 // host count, an invalid node name, switch name or domain name (naming it),
 // invalid Kueue options. Complexity O(hosts x levels).
-[[nodiscard]] inline absl::StatusOr<K8sLabeling> k8s_labeling(const topology::SwitchTree& tree,
-                                                              absl::Span<const std::string> domains,
+[[nodiscard]] inline StatusOr<K8sLabeling> k8s_labeling(const topology::SwitchTree& tree,
+                                                              std::span<const std::string> domains,
                                                               const K8sLabelOptions& options) {
   RAILYARD_RETURN_IF_ERROR(topology::validate_tree(tree));
   const size_t hosts = tree.hosts.size();
   if (!domains.empty() && domains.size() != hosts)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("NVLink domains given for ", domains.size(), " hosts, the tree has ", hosts));
   if (std::string problem = detail::dns_subdomain_problem(options.kueue_topology_name, 253);
       !problem.empty())
@@ -359,8 +357,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 }
 
 // k8s_labeling() then the YAML; `domains` as for k8s_labeling().
-[[nodiscard]] inline absl::StatusOr<std::string> k8s_labels_yaml(
-    const topology::SwitchTree& tree, absl::Span<const std::string> domains,
+[[nodiscard]] inline StatusOr<std::string> k8s_labels_yaml(
+    const topology::SwitchTree& tree, std::span<const std::string> domains,
     const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(K8sLabeling labeling, k8s_labeling(tree, domains, options));
   return k8s_labels_yaml(labeling, options);
@@ -369,17 +367,17 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 // The NVLink domain names of a tree built from `d` (switch_tree(d, namer));
 // fails when the tree's host count differs from d's.
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<std::string>> domains_for_tree(
+[[nodiscard]] StatusOr<std::vector<std::string>> domains_for_tree(
     const topology::SwitchTree& tree, const topology::ClusterDescriptor<E>& d) {
   if (static_cast<int64_t>(tree.hosts.size()) != d.hosts())
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("switch tree has ", tree.hosts.size(), " hosts, the cluster ", d.hosts()));
   return nvlink_domain_names(d);
 }
 
 // For a tree built from `d`: the NVLink domains come from the descriptor.
 template <class E>
-[[nodiscard]] absl::StatusOr<std::string> k8s_labels_yaml(const topology::SwitchTree& tree,
+[[nodiscard]] StatusOr<std::string> k8s_labels_yaml(const topology::SwitchTree& tree,
                                                           const topology::ClusterDescriptor<E>& d,
                                                           const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));
@@ -387,15 +385,15 @@ template <class E>
 }
 
 // k8s_labeling() then the script; `domains` as for k8s_labeling().
-[[nodiscard]] inline absl::StatusOr<std::string> k8s_label_script(
-    const topology::SwitchTree& tree, absl::Span<const std::string> domains,
+[[nodiscard]] inline StatusOr<std::string> k8s_label_script(
+    const topology::SwitchTree& tree, std::span<const std::string> domains,
     const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(K8sLabeling labeling, k8s_labeling(tree, domains, options));
   return k8s_label_script(labeling);
 }
 
 template <class E>
-[[nodiscard]] absl::StatusOr<std::string> k8s_label_script(const topology::SwitchTree& tree,
+[[nodiscard]] StatusOr<std::string> k8s_label_script(const topology::SwitchTree& tree,
                                                            const topology::ClusterDescriptor<E>& d,
                                                            const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));

@@ -7,8 +7,8 @@
 //   auto job = railyard::placement::order_ranks(*desc, *plan, hosts);
 //   auto namer = railyard::topology::NodeNamer::parse(railyard::topology::kDefaultNodePattern);
 //   const std::vector<std::string> names = namer->names(*desc);   // indexed by host id
-//   absl::StatusOr<std::string> seq = railyard::exports::hostfile_seq(*job, names);
-//   absl::StatusOr<std::string> any = railyard::exports::launcher_file("rankfile", *job, names);
+//   railyard::StatusOr<std::string> seq = railyard::exports::hostfile_seq(*job, names);
+//   railyard::StatusOr<std::string> any = railyard::exports::launcher_file("rankfile", *job, names);
 //
 // Host names come as a span indexed by host id (NodeNamer::names(descriptor),
 // or any list a site keeps); only the job's hosts are looked up. Every function
@@ -99,13 +99,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -126,8 +124,8 @@ inline constexpr std::array<std::string_view, 7> kLauncherFormats = {
 namespace detail {
 
 // The placement is whole and every job host has a usable name.
-inline absl::Status check_launch_input(const placement::JobPlacement& job,
-                                       absl::Span<const std::string> names) {
+inline Status check_launch_input(const placement::JobPlacement& job,
+                                       std::span<const std::string> names) {
   const int64_t world = job.plan.world();
   if (job.gpus_per_host < 1)
     return invalid_field("gpus_per_host", str_cat(job.gpus_per_host), "must be at least 1");
@@ -151,11 +149,11 @@ inline absl::Status check_launch_input(const placement::JobPlacement& job,
       return invalid_field("host_name", name,
                            "contains whitespace, '#', ',' or '=', which launcher files cannot hold");
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 inline const std::string& name_of(const placement::JobPlacement& job,
-                                  absl::Span<const std::string> names, int64_t node_rank) {
+                                  std::span<const std::string> names, int64_t node_rank) {
   return names[static_cast<size_t>(job.hosts[static_cast<size_t>(node_rank)].value())];
 }
 
@@ -239,8 +237,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }  // namespace detail
 
 // Open MPI sequential-mapper hostfile: line k = host of rank k.
-[[nodiscard]] inline absl::StatusOr<std::string> hostfile_seq(const placement::JobPlacement& job,
-                                                              absl::Span<const std::string> names) {
+[[nodiscard]] inline StatusOr<std::string> hostfile_seq(const placement::JobPlacement& job,
+                                                              std::span<const std::string> names) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   std::string out;
   for (int64_t r = 0; r < job.plan.world(); ++r)
@@ -249,8 +247,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // Open MPI hostfile with slot counts: `host slots=G` per host, launch order.
-[[nodiscard]] inline absl::StatusOr<std::string> hostfile_slots(const placement::JobPlacement& job,
-                                                                absl::Span<const std::string> names) {
+[[nodiscard]] inline StatusOr<std::string> hostfile_slots(const placement::JobPlacement& job,
+                                                                std::span<const std::string> names) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   std::string out;
   for (size_t k = 0; k < job.hosts.size(); ++k)
@@ -260,8 +258,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // Open MPI rankfile: `rank N=<host> slot=<cores>` per rank, rank order.
-[[nodiscard]] inline absl::StatusOr<std::string> openmpi_rankfile(const placement::JobPlacement& job,
-                                                                  absl::Span<const std::string> names,
+[[nodiscard]] inline StatusOr<std::string> openmpi_rankfile(const placement::JobPlacement& job,
+                                                                  std::span<const std::string> names,
                                                                   const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   const int32_t c = options.cores_per_rank;
@@ -278,14 +276,14 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // SLURM_HOSTFILE for `srun --distribution=arbitrary`: one host per task line.
-[[nodiscard]] inline absl::StatusOr<std::string> slurm_hostfile(const placement::JobPlacement& job,
-                                                                absl::Span<const std::string> names) {
+[[nodiscard]] inline StatusOr<std::string> slurm_hostfile(const placement::JobPlacement& job,
+                                                                std::span<const std::string> names) {
   return hostfile_seq(job, names);
 }
 
 // Per-rank environment for a launcher-less start (format in the header comment).
-[[nodiscard]] inline absl::StatusOr<std::string> rank_env(const placement::JobPlacement& job,
-                                                          absl::Span<const std::string> names,
+[[nodiscard]] inline StatusOr<std::string> rank_env(const placement::JobPlacement& job,
+                                                          std::span<const std::string> names,
                                                           const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   if (options.master_port < 1 || options.master_port > 65535)
@@ -308,8 +306,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 
 // torchrun node table and per-node commands (static rendezvous), with a
 // warning when c10d's lexicographic node order would differ.
-[[nodiscard]] inline absl::StatusOr<std::string> torchrun_table(const placement::JobPlacement& job,
-                                                                absl::Span<const std::string> names,
+[[nodiscard]] inline StatusOr<std::string> torchrun_table(const placement::JobPlacement& job,
+                                                                std::span<const std::string> names,
                                                                 const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   if (options.master_port < 1 || options.master_port > 65535)
@@ -389,9 +387,9 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // One launcher file by its CLI format name (kLauncherFormats).
-[[nodiscard]] inline absl::StatusOr<std::string> launcher_file(std::string_view format,
+[[nodiscard]] inline StatusOr<std::string> launcher_file(std::string_view format,
                                                                const placement::JobPlacement& job,
-                                                               absl::Span<const std::string> names,
+                                                               std::span<const std::string> names,
                                                                const LaunchOptions& options = {}) {
   if (format == "hostfile") return hostfile_seq(job, names);
   if (format == "hostfile-slots") return hostfile_slots(job, names);

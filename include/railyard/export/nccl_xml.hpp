@@ -9,9 +9,9 @@
 //
 //   auto spec = railyard::topology::parse_cluster("h100-1024");
 //   auto desc = railyard::topology::make_descriptor(*spec);
-//   absl::StatusOr<std::string> xml =
+//   railyard::StatusOr<std::string> xml =
 //       railyard::exports::nccl_topology_xml(*desc, {.host = 3});          // full form
-//   absl::StatusOr<std::string> vm =
+//   railyard::StatusOr<std::string> vm =
 //       railyard::exports::nccl_topology_xml(*desc, {.host = 3, .vm = true});  // VM skeleton
 //   // Write *xml to a file and run with NCCL_TOPO_FILE=/path/to/file.
 //
@@ -78,9 +78,8 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -328,10 +327,10 @@ class XmlOut {
 // duplicated, or a host needing more than kNcclTopoXmlMaxNodes elements.
 // Complexity: O(GPUs + NIC ports + CPU threads) per call.
 template <class E>
-[[nodiscard]] absl::StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<E>& d,
                                                             const NcclXmlOptions& opt) {
   auto bad = [](std::string_view key, const auto& value, std::string_view why) {
-    return absl::InvalidArgumentError(str_cat(key, "=", value, ": ", why));
+    return invalid_argument_error(str_cat(key, "=", value, ": ", why));
   };
   if (opt.host < 0 || opt.host >= d.hosts())
     return bad("host", opt.host, str_cat("out of range: the cluster has hosts 0..", d.hosts() - 1));
@@ -404,8 +403,8 @@ template <class E>
 
   // Caller-supplied GPU/NIC bus ids.
   auto apply = [&](std::string_view key, const std::vector<std::string>& given,
-                   std::vector<std::string>& ids) -> absl::Status {
-    if (given.empty()) return absl::OkStatus();
+                   std::vector<std::string>& ids) -> Status {
+    if (given.empty()) return ok_status();
     if (given.size() != ids.size())
       return bad(key, join(given, ","),
                  str_cat("expected ", ids.size(), " bus ids, got ", given.size()));
@@ -414,10 +413,10 @@ template <class E>
       if (id.empty()) return bad(key, given[i], "not a PCI bus id dddd:bb:dd.f");
       ids[i] = std::move(id);
     }
-    return absl::OkStatus();
+    return ok_status();
   };
-  if (absl::Status s = apply("gpu_busids", opt.gpu_busids, gpu_ids); !s.ok()) return s;
-  if (absl::Status s = apply("nic_busids", opt.nic_busids, nic_ids); !s.ok()) return s;
+  if (Status s = apply("gpu_busids", opt.gpu_busids, gpu_ids); !s.ok()) return s;
+  if (Status s = apply("nic_busids", opt.nic_busids, nic_ids); !s.ok()) return s;
   if (!opt.gpu_busids.empty() || !opt.nic_busids.empty()) {
     // NCCL keys PCI nodes by bus id; a repeat would merge two devices.
     std::vector<std::string> all = switch_ids;

@@ -3,7 +3,7 @@
 //
 //   auto r = railyard::pipeline::run_plan(*cluster, *scenario);
 //   auto files = railyard::exports::plan_files(*cluster, *r);          // StatusOr<vector>
-//   absl::Status s = railyard::exports::write_plan_files("out", *files);  // mkdir -p, write
+//   railyard::Status s = railyard::exports::write_plan_files("out", *files);  // mkdir -p, write
 //
 // The files (host names from PlanFilesOptions::node_pattern; the launcher files
 // follow railyard's placement and numbering, the deployment the report
@@ -33,14 +33,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/heatmap_svg.hpp"
@@ -104,11 +102,11 @@ struct PlanFilesOptions {
 
 // Every artifact (see the overview). Errors: a node pattern that does not suit
 // the cluster, or an exporter's error, naming the file.
-[[nodiscard]] inline absl::StatusOr<std::vector<PlanFile>> plan_files(
+[[nodiscard]] inline StatusOr<std::vector<PlanFile>> plan_files(
     const topology::Cluster& cluster, const pipeline::PlanResult& r, const PlanFilesOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
-  auto in_file = [](std::string_view path, const absl::Status& s) {
-    return absl::Status(s.code(), str_cat(path, ": ", placement::detail::message_of(s)));
+  auto in_file = [](std::string_view path, const Status& s) {
+    return make_status(s.code(), str_cat(path, ": ", message_of(s)));
   };
   RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, topology::NodeNamer::parse(options.node_pattern));
   RAILYARD_RETURN_IF_ERROR(namer.check(d));
@@ -187,20 +185,20 @@ struct PlanFilesOptions {
 }
 
 // Writes `files` under `dir` (see the overview).
-[[nodiscard]] inline absl::Status write_plan_files(std::string_view dir,
-                                                   absl::Span<const PlanFile> files) {
+[[nodiscard]] inline Status write_plan_files(std::string_view dir,
+                                                   std::span<const PlanFile> files) {
   namespace fs = std::filesystem;
   const fs::path root{std::string(dir)};
   std::error_code ec;
   std::vector<fs::path> made;
-  auto make_dir = [&](const fs::path& p) -> absl::Status {
-    if (std::find(made.begin(), made.end(), p) != made.end()) return absl::OkStatus();
+  auto make_dir = [&](const fs::path& p) -> Status {
+    if (std::find(made.begin(), made.end(), p) != made.end()) return ok_status();
     fs::create_directories(p, ec);
     if (ec || !fs::is_directory(p, ec))
-      return absl::InvalidArgumentError(str_cat("cannot create directory ", p.generic_string(),
+      return invalid_argument_error(str_cat("cannot create directory ", p.generic_string(),
                                                 ec ? str_cat(": ", ec.message()) : ""));
     made.push_back(p);
-    return absl::OkStatus();
+    return ok_status();
   };
   RAILYARD_RETURN_IF_ERROR(make_dir(root));
   for (const PlanFile& f : files) {
@@ -209,9 +207,9 @@ struct PlanFilesOptions {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(f.content.data(), static_cast<std::streamsize>(f.content.size()));
     out.close();
-    if (!out) return absl::InvalidArgumentError(str_cat("cannot write ", path.generic_string()));
+    if (!out) return invalid_argument_error(str_cat("cannot write ", path.generic_string()));
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 }  // namespace railyard::exports

@@ -7,7 +7,7 @@
 //
 //   auto cluster = railyard::topology::make_cluster("h100-1024-2to1");
 //   auto scenario = railyard::pipeline::default_plan_scenario(cluster->descriptor);
-//   absl::StatusOr<railyard::pipeline::PlanResult> r =
+//   railyard::StatusOr<railyard::pipeline::PlanResult> r =
 //       railyard::pipeline::run_plan(*cluster, *scenario);
 //   for (const railyard::pipeline::PlanJobResult& j : r->jobs)
 //     for (const railyard::pipeline::PlanCollective& c : j.collectives)
@@ -108,15 +108,13 @@
 #include <limits>
 #include <optional>
 #include <queue>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/cc/derive.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
@@ -328,7 +326,7 @@ inline bool plan_is_plan_key(std::string_view key) {
 // larger than the 8-GPU NVLink domain", "job 'a': gpus=64 but the plan has 32
 // ranks", "job 'x y': name: only letters, digits, '.', '_' and '-'".
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<PlanJob>> parse_plan_jobs(
+[[nodiscard]] StatusOr<std::vector<PlanJob>> parse_plan_jobs(
     std::string_view text, const topology::ClusterDescriptor<E>& d) {
   std::vector<PlanJob> out;
   int32_t index = 0;
@@ -339,11 +337,11 @@ template <class E>
     const size_t colon = item.find(':');
     const std::string_view name = placement::detail::trim(item.substr(0, colon));
     if (name.empty())
-      return absl::InvalidArgumentError(str_cat("job ", index, " ('", item,
+      return invalid_argument_error(str_cat("job ", index, " ('", item,
                                                 "'): name is empty (expected name:tp=8,dp=4 "
                                                 "or name:gpus=N)"));
     auto job_error = [&name](std::string_view what) {
-      return absl::InvalidArgumentError(str_cat("job '", name, "': ", what));
+      return invalid_argument_error(str_cat("job '", name, "': ", what));
     };
     if (!std::all_of(name.begin(), name.end(), detail::plan_name_char))
       return job_error("name: only letters, digits, '.', '_' and '-' (it names files)");
@@ -372,7 +370,7 @@ template <class E>
         seen.emplace_back(key, value);
         if (key == "gpus") {
           auto n = parse_int("gpus", value);
-          if (!n.ok()) return job_error(placement::detail::message_of(n.status()));
+          if (!n.ok()) return job_error(message_of(n.status()));
           gpus = *n;
         } else if (key == "tenant") {
           if (value.empty()) return job_error("tenant=: tenant name is empty");
@@ -397,7 +395,7 @@ template <class E>
       plan_text = str_cat("tp=", per_host, ",dp=", *gpus / per_host);
     }
     auto plan = placement::parse_plan(plan_text);
-    if (!plan.ok()) return job_error(placement::detail::message_of(plan.status()));
+    if (!plan.ok()) return job_error(message_of(plan.status()));
     job.plan = *plan;
     if (gpus && *gpus != job.plan.world())
       return job_error(str_cat("gpus=", *gpus, " but the plan has ", job.plan.world(), " ranks"));
@@ -415,7 +413,7 @@ template <class E>
           str_cat("tp=", tp, ": must divide the ", domain, " GPUs of an NVLink domain"));
     out.push_back(std::move(job));
   }
-  if (out.empty()) return absl::InvalidArgumentError("no jobs (expected name:tp=8,dp=4;...)");
+  if (out.empty()) return invalid_argument_error("no jobs (expected name:tp=8,dp=4;...)");
   return out;
 }
 
@@ -426,8 +424,8 @@ template <class E>
 // Replays `trace` under first_fit up to its last arrival (see the overview).
 // Errors: more jobs running at once than there are partition ids (as replay()).
 template <class E>
-[[nodiscard]] absl::StatusOr<PlanBackground> replay_background(
-    const topology::ClusterDescriptor<E>& d, absl::Span<const placement::TraceJob> trace) {
+[[nodiscard]] StatusOr<PlanBackground> replay_background(
+    const topology::ClusterDescriptor<E>& d, std::span<const placement::TraceJob> trace) {
   using placement::Allocator;
   using placement::JobId;
   PlanBackground bg;
@@ -494,7 +492,7 @@ template <class E>
 // (the spec text, for reports). Errors only if the mix does not suit the
 // cluster (parse_plan_jobs).
 template <class E>
-[[nodiscard]] absl::StatusOr<PlanScenario> default_plan_scenario(
+[[nodiscard]] StatusOr<PlanScenario> default_plan_scenario(
     const topology::ClusterDescriptor<E>& d, std::string cluster = "h100-1024-2to1") {
   PlanScenario s;
   s.cluster = std::move(cluster);
@@ -546,7 +544,7 @@ inline int32_t plan_most_hosts_per_group(
 // mix job can be called). The Allocator cannot take given hosts, so every host is
 // taken by a placeholder and the placeholders on free hosts are released.
 template <class E>
-absl::StatusOr<placement::Allocator> plan_allocator_with_busy(
+StatusOr<placement::Allocator> plan_allocator_with_busy(
     const topology::ClusterDescriptor<E>& d, placement::Policy policy,
     const std::vector<char>& busy) {
   placement::AllocatorOptions options;
@@ -576,7 +574,7 @@ inline std::vector<int32_t> plan_host_ids(const std::vector<HostId>& hosts) {
 
 // Ring (or tree) all-reduce rules for one communicator, from simulations at
 // kTunerSizes (see the overview).
-inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
+inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
     const topology::Cluster& cluster, const std::vector<std::vector<routing::GpuEndpoint>>& groups,
     int32_t nodes) {
   using collective::Algorithm;
@@ -635,7 +633,7 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
 // free is reported unplaced (PlanJobResult::placed false), not an error. Errors:
 // the background replay's (replay_background), and any simulation or
 // derivation failure (InvalidArgument naming the job and collective).
-[[nodiscard]] inline absl::StatusOr<PlanResult> run_plan(const topology::Cluster& cluster,
+[[nodiscard]] inline StatusOr<PlanResult> run_plan(const topology::Cluster& cluster,
                                                          const PlanScenario& scenario,
                                                          const PlanOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
@@ -670,7 +668,7 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
     const PlanJob& job = scenario.jobs[j];
     PlanJobResult jr;
     jr.job = job;
-    std::vector<absl::StatusOr<placement::Allocation>> got;  // by PlanSide
+    std::vector<StatusOr<placement::Allocation>> got;  // by PlanSide
     for (PlanSide s : kPlanSides)
       got.push_back(alloc[side_index(s)].allocate({job.name, job.tenant, job.gpus()}));
     // Placement succeeds exactly when the free hosts suffice, whatever the
@@ -682,11 +680,11 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
         auto& g = got[side_index(s)];
         if (g.ok()) {
           RAILYARD_RETURN_IF_ERROR(alloc[side_index(s)].release(g->job));
-        } else if (g.status().code() != absl::StatusCode::kResourceExhausted) {
-          return absl::InvalidArgumentError(
-              str_cat("job '", job.name, "': ", placement::detail::message_of(g.status())));
+        } else if (g.status().code() != StatusCode::kResourceExhausted) {
+          return invalid_argument_error(
+              str_cat("job '", job.name, "': ", message_of(g.status())));
         } else if (jr.unplaced_reason.empty()) {
-          jr.unplaced_reason = std::string(placement::detail::message_of(g.status()));
+          jr.unplaced_reason = std::string(message_of(g.status()));
         }
       }
       result.jobs.push_back(std::move(jr));
@@ -702,8 +700,8 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
       auto numbered = s == PlanSide::kNaive ? placement::naive_order(d, job.plan, ids)
                                             : placement::order_ranks(d, job.plan, ids);
       if (!numbered.ok())
-        return absl::InvalidArgumentError(
-            str_cat("job '", job.name, "': ", placement::detail::message_of(numbered.status())));
+        return invalid_argument_error(
+            str_cat("job '", job.name, "': ", message_of(numbered.status())));
       side.placement = *std::move(numbered);
       side.traffic = placement::traffic(d, side.placement);
     }
@@ -738,9 +736,9 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
         o.keep_links = true;
         auto rep = sim::simulate_collective(cluster, groups, pc.kind, pc.bytes, o);
         if (!rep.ok())
-          return absl::Status(rep.status().code(),
+          return make_status(rep.status().code(),
                               str_cat("job '", jr.job.name, "': ", pc.label(), " (", side_name(s),
-                                      "): ", placement::detail::message_of(rep.status())));
+                                      "): ", message_of(rep.status())));
         detail::plan_fold_peak(result.peak_utilization[side_index(s)], rep->link_utilization);
         rep->link_utilization = {};
         rep->link_bytes = {};
@@ -778,9 +776,9 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
     in.tenants = tenants;
     auto plan = cc::derive_cc(cluster, in);
     if (!plan.ok())
-      return absl::Status(plan.status().code(),
+      return make_status(plan.status().code(),
                           str_cat("job '", jr.job.name, "': congestion control: ",
-                                  placement::detail::message_of(plan.status())));
+                                  message_of(plan.status())));
     jr.cc = *std::move(plan);
 
     // Tuner rules: one set per distinct (nodes, ranks) all-reduce communicator.
@@ -793,9 +791,9 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
       const auto groups = sim::job_groups(jr.at(PlanSide::kRailyard).placement, c.dim);
       auto rules = detail::plan_tuner_rules(cluster, groups, c.hosts_per_group);
       if (!rules.ok())
-        return absl::Status(rules.status().code(),
+        return make_status(rules.status().code(),
                             str_cat("job '", jr.job.name, "': tuner rules for ", c.label(), ": ",
-                                    placement::detail::message_of(rules.status())));
+                                    message_of(rules.status())));
       for (TunerRule& r : *rules) {
         for (std::string& e : r.evidence) e = str_cat(c.label(), " at ", e);
         jr.tuner.push_back(std::move(r));
@@ -815,7 +813,7 @@ inline absl::StatusOr<std::vector<TunerRule>> plan_tuner_rules(
     const routing::SpinePartition part = routing::partition_spines(d, jobs, flows);
     for (const routing::TenantLanes& t : part.tenants)
       iso.tenants += t.cross_leaf_bytes > 0 ? 1 : 0;
-    absl::StatusOr<std::vector<std::vector<routing::Route>>> routes;
+    StatusOr<std::vector<std::vector<routing::Route>>> routes;
     if (s == PlanSide::kNaive) {
       const routing::UniformRandomHash hash(options.seed);
       routes = routing::route_jobs_ecmp(d, cluster.fabric, flows, hash);

@@ -64,6 +64,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -71,10 +72,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -97,7 +94,7 @@ inline constexpr std::array<Policy, 3> kAllPolicies = {Policy::kBestFit, Policy:
 }
 
 // "best_fit", "first_fit" or "random"; the error names the value and the choices.
-[[nodiscard]] inline absl::StatusOr<Policy> parse_policy(std::string_view text) {
+[[nodiscard]] inline StatusOr<Policy> parse_policy(std::string_view text) {
   for (Policy p : kAllPolicies)
     if (text == policy_name(p)) return p;
   return invalid_field("policy", text, "unknown policy (policies: best_fit, first_fit, random)");
@@ -174,13 +171,6 @@ namespace detail {
   }
 }
 
-// Debian's absl::string_view is not std::string_view: convert explicitly.
-[[nodiscard]] inline absl::string_view as_absl(std::string_view s) {
-  return absl::string_view(s.data(), s.size());
-}
-[[nodiscard]] inline std::string_view message_of(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
 }  // namespace detail
 
 class Allocator {
@@ -215,13 +205,13 @@ class Allocator {
   // AlreadyExists — a live job has this name;
   // ResourceExhausted — fewer free hosts than the job needs (the message names
   //   gpus= and the free count), or no partition id left for a new tenant.
-  [[nodiscard]] absl::StatusOr<Allocation> allocate(const JobRequest& request);
+  [[nodiscard]] StatusOr<Allocation> allocate(const JobRequest& request);
 
   // Frees the job's hosts and, with the tenant's last job, its partition id.
   // NotFound if no live job has this id. O(hosts of the job).
-  absl::Status release(JobId job);
+  Status release(JobId job);
   // The same, by job name.
-  absl::Status release(std::string_view name);
+  Status release(std::string_view name);
 
   // The live job with this id or name; nullptr / invalid id if none.
   [[nodiscard]] const Allocation* find(JobId job) const;
@@ -279,7 +269,7 @@ class Allocator {
   static int32_t best_fit_unit(const std::vector<int32_t>& free, int32_t first, int32_t n,
                                int32_t count);
 
-  absl::StatusOr<int32_t> acquire_partition(std::string_view tenant) const;
+  StatusOr<int32_t> acquire_partition(std::string_view tenant) const;
   std::string free_summary() const;
 
   AllocatorOptions options_;
@@ -299,9 +289,9 @@ class Allocator {
   int32_t split_sus_ = 0;
   int32_t split_pods_ = 0;
 
-  absl::flat_hash_map<int32_t, Allocation> jobs_;  // by job id value
-  absl::flat_hash_map<std::string, int32_t> by_name_;
-  absl::flat_hash_map<std::string, Tenant> tenants_;
+  std::map<int32_t, Allocation> jobs_;  // by job id value
+  std::map<std::string, int32_t, std::less<>> by_name_;
+  std::map<std::string, Tenant, std::less<>> tenants_;
   int32_t next_job_ = 0;
 
   // Partition ids below next_partition_ that were freed, as a min-heap: the
@@ -320,7 +310,7 @@ class Allocator {
 // Checks the options against the cluster and builds an Allocator. Errors name
 // the field: partitions must satisfy 1 <= first <= last <= 65535.
 template <class E>
-[[nodiscard]] absl::StatusOr<Allocator> make_allocator(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] StatusOr<Allocator> make_allocator(const topology::ClusterDescriptor<E>& desc,
                                                        AllocatorOptions options = {}) {
   const PartitionRange r = options.partitions;
   if (r.first < 1 || r.last > 0xffff || r.first > r.last)
@@ -497,10 +487,10 @@ inline void Allocator::pick_random(int32_t count) {
   assert(next == ranks_.size());
 }
 
-inline absl::StatusOr<int32_t> Allocator::acquire_partition(std::string_view tenant) const {
+inline StatusOr<int32_t> Allocator::acquire_partition(std::string_view tenant) const {
   if (!freed_partitions_.empty()) return freed_partitions_.front();
   if (next_partition_ <= options_.partitions.last) return next_partition_;
-  return absl::ResourceExhaustedError(
+  return resource_exhausted_error(
       str_cat("tenant '", tenant, "': no free partition id in ", options_.partitions.first, "..",
               options_.partitions.last, " (", tenants_.size(), " tenants hold one each)"));
 }
@@ -512,36 +502,36 @@ inline std::string Allocator::free_summary() const {
                  int64_t{free_total_} * gpus_per_host_, " GPUs; at most ", largest, " in one SU)");
 }
 
-inline absl::StatusOr<Allocation> Allocator::allocate(const JobRequest& request) {
+inline StatusOr<Allocation> Allocator::allocate(const JobRequest& request) {
   const std::string_view name = request.name;
   if (name.empty()) return invalid_field("name", "", "a job needs a name");
   const std::string_view tenant = request.tenant.empty() ? name : std::string_view(request.tenant);
   const int64_t gpus = request.gpus;
   if (gpus <= 0 || gpus % gpus_per_host_ != 0)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("job '", name, "': gpus=", gpus,
                 gpus <= 0 ? ": must be positive"
                           : str_cat(": not a multiple of gpus_per_host=", gpus_per_host_,
                                     " (jobs take whole hosts)")));
-  if (by_name_.contains(detail::as_absl(name)))
-    return absl::AlreadyExistsError(str_cat("job '", name, "': a live job already has this name"));
+  if (by_name_.contains(name))
+    return already_exists_error(str_cat("job '", name, "': a live job already has this name"));
   if (gpus > int64_t{hosts_} * gpus_per_host_)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("job '", name, "': gpus=", gpus, ": larger than the cluster (",
                 int64_t{hosts_} * gpus_per_host_, " GPUs, ", hosts_, " hosts)"));
   const auto count = static_cast<int32_t>(gpus / gpus_per_host_);
   if (count > free_total_)
-    return absl::ResourceExhaustedError(str_cat("job '", name, "': gpus=", gpus, " (", count,
+    return resource_exhausted_error(str_cat("job '", name, "': gpus=", gpus, " (", count,
                                                 " hosts) does not fit: ", free_summary()));
-  const auto tenant_it = tenants_.find(detail::as_absl(tenant));
+  const auto tenant_it = tenants_.find(tenant);
   int32_t partition = 0;
   if (tenant_it != tenants_.end()) {
     partition = tenant_it->second.partition_id;
   } else {
-    absl::StatusOr<int32_t> p = acquire_partition(tenant);
+    StatusOr<int32_t> p = acquire_partition(tenant);
     if (!p.ok())
-      return absl::ResourceExhaustedError(
-          str_cat("job '", name, "': ", detail::message_of(p.status())));
+      return resource_exhausted_error(
+          str_cat("job '", name, "': ", message_of(p.status())));
     partition = *p;
   }
 
@@ -601,10 +591,10 @@ inline absl::StatusOr<Allocation> Allocator::allocate(const JobRequest& request)
   return it->second;
 }
 
-inline absl::Status Allocator::release(JobId job) {
+inline Status Allocator::release(JobId job) {
   const auto it = jobs_.find(job.value());
   if (it == jobs_.end())
-    return absl::NotFoundError(str_cat("job id ", job.value(), ": no live job has this id"));
+    return not_found_error(str_cat("job id ", job.value(), ": no live job has this id"));
   const Allocation& a = it->second;
   for (HostId host : a.hosts) {
     const int32_t h = host.value();
@@ -617,22 +607,22 @@ inline absl::Status Allocator::release(JobId job) {
   free_total_ += static_cast<int32_t>(a.hosts.size());
   if (a.split_across_sus()) --split_sus_;
   if (a.split_across_pods()) --split_pods_;
-  const auto t = tenants_.find(detail::as_absl(a.tenant));
+  const auto t = tenants_.find(a.tenant);
   assert(t != tenants_.end());
   if (--t->second.live_jobs == 0) {
     freed_partitions_.push_back(t->second.partition_id);
     std::push_heap(freed_partitions_.begin(), freed_partitions_.end(), std::greater<>());
     tenants_.erase(t);
   }
-  by_name_.erase(detail::as_absl(a.name));
+  by_name_.erase(a.name);
   jobs_.erase(it);
-  return absl::OkStatus();
+  return ok_status();
 }
 
-inline absl::Status Allocator::release(std::string_view name) {
+inline Status Allocator::release(std::string_view name) {
   const JobId id = job_named(name);
   if (!id.valid())
-    return absl::NotFoundError(str_cat("job '", name, "': no live job has this name"));
+    return not_found_error(str_cat("job '", name, "': no live job has this name"));
   return release(id);
 }
 
@@ -642,7 +632,7 @@ inline const Allocation* Allocator::find(JobId job) const {
 }
 
 inline JobId Allocator::job_named(std::string_view name) const {
-  const auto it = by_name_.find(detail::as_absl(name));
+  const auto it = by_name_.find(name);
   return it == by_name_.end() ? JobId{} : JobId{it->second};
 }
 
@@ -655,7 +645,7 @@ inline std::vector<JobId> Allocator::jobs() const {
 }
 
 inline std::optional<int32_t> Allocator::partition_of(std::string_view tenant) const {
-  const auto it = tenants_.find(detail::as_absl(tenant));
+  const auto it = tenants_.find(tenant);
   if (it == tenants_.end()) return std::nullopt;
   return it->second.partition_id;
 }

@@ -49,8 +49,7 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
 namespace railyard::placement {
@@ -192,13 +191,13 @@ class AlgebraResult {
   [[nodiscard]] constexpr int mode() const { return mode_; }
 
   // OkStatus, or InvalidArgument with the problem and the offending mode.
-  [[nodiscard]] absl::Status status() const {
-    if (ok()) return absl::OkStatus();
+  [[nodiscard]] Status status() const {
+    if (ok()) return ok_status();
     std::string message(problem_);
     if (mode_ >= 0) str_append(message, " (mode ", mode_, ")");
-    return absl::InvalidArgumentError(message);
+    return invalid_argument_error(message);
   }
-  [[nodiscard]] absl::StatusOr<T> status_or() const {
+  [[nodiscard]] StatusOr<T> status_or() const {
     if (!ok()) return status();
     return value_;
   }

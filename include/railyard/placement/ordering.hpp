@@ -39,12 +39,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -196,7 +194,7 @@ template <class E>
 template <class E>
 [[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d,
                                     const ParallelPlan& plan,
-                                    absl::Span<const Device> device_of_rank) {
+                                    std::span<const Device> device_of_rank) {
   std::vector<detail::HostPlace> places;
   places.reserve(device_of_rank.size());
   for (const Device& dev : device_of_rank) places.push_back(detail::host_place(d, dev.host));
@@ -225,9 +223,9 @@ template <class E>
 // world / gpus_per_host hosts, which must exist), and TP fits and divides an
 // NVLink domain. Returns the host list to use.
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<E>& d,
                                                             const ParallelPlan& plan,
-                                                            absl::Span<const int32_t> hosts) {
+                                                            std::span<const int32_t> hosts) {
   const int64_t gpus_per_host = d.gpus_per_host();
   const int64_t world = plan.world();
   const int64_t domain_gpus = int64_t{d.hosts_per_domain()} * gpus_per_host;
@@ -271,9 +269,9 @@ template <class E>
 // Ranks numbered as the user asked: hosts in the order given (host-id order
 // when none are given), the plan's own order string.
 template <class E>
-[[nodiscard]] absl::StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<E>& d,
                                                        const ParallelPlan& plan,
-                                                       absl::Span<const int32_t> hosts = {}) {
+                                                       std::span<const int32_t> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<HostId> list, job_hosts(d, plan, hosts));
   return JobPlacement{plan, d.gpus_per_host(), std::move(list)};
 }
@@ -341,9 +339,9 @@ std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<E>& d,
 
 // railyard's ordering (see the header comment). Errors as job_hosts().
 template <class E>
-[[nodiscard]] absl::StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<E>& d,
                                                        const ParallelPlan& plan,
-                                                       absl::Span<const int32_t> hosts = {}) {
+                                                       std::span<const int32_t> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(const std::vector<HostId> given, job_hosts(d, plan, hosts));
   const std::vector<HostId> grouped = detail::topology_host_order(d, given);
   // Candidate order strings: TP first, then the other dimensions. Dimensions of

@@ -22,7 +22,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
@@ -140,7 +139,7 @@ struct ParallelPlan {
 };
 
 // Parses an order string "tp-cp-ep-dp-pp": a permutation of the five names.
-[[nodiscard]] inline absl::StatusOr<std::array<Dim, kDimCount>> parse_order(std::string_view text) {
+[[nodiscard]] inline StatusOr<std::array<Dim, kDimCount>> parse_order(std::string_view text) {
   std::array<Dim, kDimCount> order{};
   std::array<bool, kDimCount> seen{};
   const auto parts = split(text, '-');
@@ -162,7 +161,7 @@ struct ParallelPlan {
 }
 
 // Parses a plan (grammar above). Sizes 1..2^20, world at most 2^24.
-[[nodiscard]] inline absl::StatusOr<ParallelPlan> parse_plan(std::string_view text) {
+[[nodiscard]] inline StatusOr<ParallelPlan> parse_plan(std::string_view text) {
   if (text.empty()) return invalid_field("job", text, "empty plan; e.g. tp=8,pp=4,dp=32");
   RAILYARD_ASSIGN_OR_RETURN(SpecReader reader, SpecReader::parse(str_cat("job:", text)));
   ParallelPlan plan;

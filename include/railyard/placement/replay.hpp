@@ -41,7 +41,9 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <queue>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -49,10 +51,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -105,7 +103,7 @@ inline constexpr double kMaxTraceSeconds = 1e12;
 // A non-negative finite decimal such as 12, 0.5 or 3600.25 (no sign, no exponent
 // letters other than what from_chars's fixed format accepts: none), at most
 // kMaxTraceSeconds.
-[[nodiscard]] inline absl::StatusOr<double> parse_seconds(std::string_view field,
+[[nodiscard]] inline StatusOr<double> parse_seconds(std::string_view field,
                                                           std::string_view text) {
   if (text.empty()) return invalid_field(field, text, "expected seconds, got nothing");
   double value = 0;
@@ -119,16 +117,16 @@ inline constexpr double kMaxTraceSeconds = 1e12;
   return value;
 }
 
-[[nodiscard]] inline absl::Status at_line(int32_t line, const absl::Status& s) {
-  return absl::Status(s.code(), str_cat("line ", line, ": ", message_of(s)));
+[[nodiscard]] inline Status at_line(int32_t line, const Status& s) {
+  return make_status(s.code(), str_cat("line ", line, ": ", message_of(s)));
 }
 
 }  // namespace detail
 
 // Parses a job trace (format above). Errors: "line N: <field>=<token>: problem".
-[[nodiscard]] inline absl::StatusOr<std::vector<TraceJob>> parse_job_trace(std::string_view csv) {
+[[nodiscard]] inline StatusOr<std::vector<TraceJob>> parse_job_trace(std::string_view csv) {
   std::vector<TraceJob> jobs;
-  absl::flat_hash_map<std::string, int32_t> first_line;  // lookup only
+  std::map<std::string, int32_t, std::less<>> first_line;  // lookup only
   bool header = false;
   int32_t line_no = 0;
   // Kept, a mark would make the header look right in the message yet not match.
@@ -142,14 +140,14 @@ inline constexpr double kMaxTraceSeconds = 1e12;
     if (!header) {
       if (fields.size() != 4 || fields[0] != "time" || fields[1] != "name" || fields[2] != "gpus" ||
           fields[3] != "duration")
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat("line ", line_no, ": header='", line,
                     "': expected the header time,name,gpus,duration"));
       header = true;
       continue;
     }
     if (fields.size() != 4)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("line ", line_no, ": '", line,
                   "': expected 4 fields (time,name,gpus,duration), got ", fields.size()));
     TraceJob job;
@@ -174,7 +172,7 @@ inline constexpr double kMaxTraceSeconds = 1e12;
     jobs.push_back(std::move(job));
   }
   if (!header)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         "job trace: no header line (expected time,name,gpus,duration)");
   return jobs;
 }
@@ -184,8 +182,8 @@ inline constexpr double kMaxTraceSeconds = 1e12;
 // errors. Errors: invalid options (make_allocator()), or more jobs running at
 // once than options.partitions has ids (each job is its own tenant).
 template <class E>
-[[nodiscard]] absl::StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<E>& desc,
-                                                  absl::Span<const TraceJob> jobs,
+[[nodiscard]] StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<E>& desc,
+                                                  std::span<const TraceJob> jobs,
                                                   AllocatorOptions options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
   ReplayReport report;
@@ -245,7 +243,7 @@ template <class E>
     }
   }
   if (!queue.empty())  // cannot happen: an empty cluster holds every accepted job
-    return absl::InternalError(str_cat("replay: ", queue.size(), " jobs left queued"));
+    return internal_error(str_cat("replay: ", queue.size(), " jobs left queued"));
 
   report.completed = static_cast<int32_t>(delays.size());
   report.makespan_s = last_departure - first_arrival;
@@ -265,8 +263,8 @@ template <class E>
 
 // replay() under best_fit, first_fit and random (in that order), the same seed.
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<ReplayReport>> replay_policies(
-    const topology::ClusterDescriptor<E>& desc, absl::Span<const TraceJob> jobs,
+[[nodiscard]] StatusOr<std::vector<ReplayReport>> replay_policies(
+    const topology::ClusterDescriptor<E>& desc, std::span<const TraceJob> jobs,
     uint64_t seed = 1) {
   std::vector<ReplayReport> reports;
   for (Policy p : kAllPolicies) {
@@ -282,7 +280,7 @@ template <class E>
 // A fixed-width table, one row per report: policy, utilization (%), mean / p95
 // queueing delay (hours), jobs split across SUs (avoidable ones), across pods,
 // makespan (hours).
-[[nodiscard]] inline std::string format_replay_reports(absl::Span<const ReplayReport> reports) {
+[[nodiscard]] inline std::string format_replay_reports(std::span<const ReplayReport> reports) {
   auto pad = [](std::string s, size_t width) {
     if (s.size() < width) s.insert(0, width - s.size(), ' ');
     return s;
@@ -313,9 +311,9 @@ template <class E>
 // skipped. Errors name the job and the key: "job 'b': foo=1: unknown key (keys:
 // gpus, tenant)", "job 'a': gpus: required key is missing", duplicate names or
 // keys. Does not check gpus against a cluster (place_jobs() does).
-[[nodiscard]] inline absl::StatusOr<std::vector<JobRequest>> parse_job_list(std::string_view text) {
+[[nodiscard]] inline StatusOr<std::vector<JobRequest>> parse_job_list(std::string_view text) {
   std::vector<JobRequest> out;
-  absl::flat_hash_map<std::string, int32_t> seen;  // lookup only
+  std::map<std::string, int32_t, std::less<>> seen;  // lookup only
   int32_t index = 0;
   for (std::string_view raw : split(text, ';')) {
     const std::string_view item = detail::trim(raw);
@@ -324,10 +322,10 @@ template <class E>
     const size_t colon = item.find(':');
     const std::string_view name = detail::trim(item.substr(0, colon));
     if (name.empty())
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("job ", index, " ('", item, "'): name is empty (expected name:gpus=N)"));
     auto job_error = [&name](std::string_view what) {
-      return absl::InvalidArgumentError(str_cat("job '", name, "': ", what));
+      return invalid_argument_error(str_cat("job '", name, "': ", what));
     };
     JobRequest job;
     job.name = std::string(name);
@@ -347,7 +345,7 @@ template <class E>
             return job_error(
                 str_cat("gpus: key given twice (gpus=", job.gpus, ", then gpus=", value, ")"));
           auto gpus = parse_int("gpus", value);
-          if (!gpus.ok()) return job_error(detail::message_of(gpus.status()));
+          if (!gpus.ok()) return job_error(message_of(gpus.status()));
           job.gpus = *gpus;
           has_gpus = true;
         } else if (key == "tenant") {
@@ -391,32 +389,32 @@ struct PlaceResult {
 // anything parse_job_list() rejects, gpus not a positive multiple of
 // gpus_per_host, a job larger than the whole cluster.
 template <class E>
-[[nodiscard]] absl::StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<E>& desc,
                                                      std::string_view jobs_text,
                                                      AllocatorOptions options) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<JobRequest> jobs, parse_job_list(jobs_text));
   for (const JobRequest& job : jobs) {
     if (job.gpus <= 0)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("job '", job.name, "': gpus=", job.gpus, ": must be positive"));
     if (job.gpus % desc.gpus_per_host() != 0)
-      return absl::InvalidArgumentError(str_cat(
+      return invalid_argument_error(str_cat(
           "job '", job.name, "': gpus=", job.gpus,
           ": not a multiple of gpus_per_host=", desc.gpus_per_host(), " (jobs take whole hosts)"));
     if (job.gpus > desc.gpus())
-      return absl::InvalidArgumentError(str_cat("job '", job.name, "': gpus=", job.gpus,
+      return invalid_argument_error(str_cat("job '", job.name, "': gpus=", job.gpus,
                                                 ": larger than the cluster (", desc.gpus(),
                                                 " GPUs)"));
   }
   RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
   PlaceResult result;
   for (const JobRequest& job : jobs) {
-    absl::StatusOr<Allocation> a = alloc.allocate(job);
+    StatusOr<Allocation> a = alloc.allocate(job);
     if (a.ok()) {
       result.placed.push_back(*std::move(a));
-    } else if (a.status().code() == absl::StatusCode::kResourceExhausted) {
+    } else if (a.status().code() == StatusCode::kResourceExhausted) {
       result.unplaced.push_back(
-          {job.name, job.tenant, job.gpus, std::string(detail::message_of(a.status()))});
+          {job.name, job.tenant, job.gpus, std::string(message_of(a.status()))});
     } else {
       return a.status();
     }
@@ -427,7 +425,7 @@ template <class E>
 }
 
 template <class E>
-[[nodiscard]] absl::StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<E>& desc,
                                                      std::string_view jobs_text,
                                                      Policy policy = Policy::kBestFit) {
   AllocatorOptions options;

@@ -7,7 +7,7 @@
 //   if (!adv.ok()) return adv.status();
 //   railyard::NicPort a{railyard::HostId{3}, railyard::NicIndex{5}};
 //   railyard::NicPort b{railyard::HostId{40}, railyard::NicIndex{5}};
-//   absl::StatusOr<railyard::plugin::Connection> c = (*adv)->connect(a, b, /*qp_budget=*/16);
+//   railyard::StatusOr<railyard::plugin::Connection> c = (*adv)->connect(a, b, /*qp_budget=*/16);
 //   // c->qps == 16 QPs on 16 distinct leaf uplinks; c->source_ports[i] for QP i
 //   uint16_t sport = (*adv)->source_port(c->id, 3);   // O(1), lock-free, no allocation
 //   auto rp = (*adv)->rail_plane("mlx5_5");            // {rail 5, plane 0}
@@ -54,19 +54,17 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -123,18 +121,14 @@ struct Connection {
   int32_t qps = 0;
   int32_t usable_uplinks = 0;               // m: source-leaf uplinks with a route (1 on one leaf)
   int32_t uplinks_used = 0;                 // distinct uplinks of the QPs: min(qps, m)
-  absl::Span<const uint16_t> source_ports;  // per QP, 0xC000..0xFFFF, distinct
-  absl::Span<const uint32_t> flow_labels;   // per QP, sport_from_flow_label(fl) == sport
-  absl::Span<const int32_t> uplinks;        // per QP source-leaf uplink; -1 on one leaf
+  std::span<const uint16_t> source_ports;  // per QP, 0xC000..0xFFFF, distinct
+  std::span<const uint32_t> flow_labels;   // per QP, sport_from_flow_label(fl) == sport
+  std::span<const int32_t> uplinks;        // per QP source-leaf uplink; -1 on one leaf
 };
 
 namespace detail {
 
 // A Status message as std::string_view (Debian's Abseil has its own string_view).
-[[nodiscard]] inline std::string_view message_of(const absl::Status& s) noexcept {
-  return {s.message().data(), s.message().size()};
-}
-
 // A PCI bus id "dddd:bb:dd.f", lower case, in a fixed buffer (no allocation).
 using BusId = std::array<char, 12>;
 
@@ -216,7 +210,7 @@ struct DeviceName {
   return out;
 }
 
-[[nodiscard]] inline absl::StatusOr<std::unique_ptr<routing::HashModel>> make_hash_model(
+[[nodiscard]] inline StatusOr<std::unique_ptr<routing::HashModel>> make_hash_model(
     std::string_view name, uint32_t seed) {
   using routing::CrcPolynomial;
   if (name.empty() || name == "crc32")
@@ -232,10 +226,10 @@ struct DeviceName {
 }
 
 // The one spec of a cluster file: blank lines and '#' comments are skipped.
-[[nodiscard]] inline absl::StatusOr<std::string> read_cluster_file(std::string_view path) {
+[[nodiscard]] inline StatusOr<std::string> read_cluster_file(std::string_view path) {
   const std::string where = str_cat(kClusterFileEnv, "=", path);
   std::ifstream in{std::string(path)};
-  if (!in) return absl::NotFoundError(str_cat(where, ": cannot open the file"));
+  if (!in) return not_found_error(str_cat(where, ": cannot open the file"));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();  // split() returns views into it
@@ -250,23 +244,23 @@ struct DeviceName {
     while (!line.empty() && space(line.back())) line.remove_suffix(1);
     if (line.empty()) continue;
     if (!spec.empty())
-      return absl::InvalidArgumentError(str_cat(where, ": line ", line_no, " '", line,
+      return invalid_argument_error(str_cat(where, ": line ", line_no, " '", line,
                                                 "': a second cluster spec (one per file)"));
     spec = std::string(line);
   }
-  if (spec.empty()) return absl::InvalidArgumentError(str_cat(where, ": no cluster spec in it"));
+  if (spec.empty()) return invalid_argument_error(str_cat(where, ": no cluster spec in it"));
   return spec;
 }
 
 // RAILYARD_CLUSTER, else the file named by RAILYARD_CLUSTER_FILE.
-[[nodiscard]] inline absl::StatusOr<std::string> cluster_spec_from_env() {
+[[nodiscard]] inline StatusOr<std::string> cluster_spec_from_env() {
   if (const char* spec = std::getenv(std::string(kClusterEnv).c_str());
       spec != nullptr && *spec != '\0')
     return std::string(spec);
   if (const char* file = std::getenv(std::string(kClusterFileEnv).c_str());
       file != nullptr && *file != '\0')
     return read_cluster_file(file);
-  return absl::InvalidArgumentError(str_cat("cluster: none given and neither ", kClusterEnv,
+  return invalid_argument_error(str_cat("cluster: none given and neither ", kClusterEnv,
                                             " (a spec) nor ", kClusterFileEnv,
                                             " (a file holding one) is set"));
 }
@@ -356,7 +350,7 @@ class PortArena {
   static_assert(kChunk >= routing::kMaxQpsPerConnection);
 
   // Copies `ports` in and returns where they now live.
-  const uint16_t* add(absl::Span<const uint16_t> ports) {
+  const uint16_t* add(std::span<const uint16_t> ports) {
     if (chunks_.empty() || used_ + ports.size() > kChunk) {
       chunks_.push_back(std::make_unique<uint16_t[]>(kChunk));
       used_ = 0;
@@ -392,20 +386,20 @@ class PathAdvisor {
   // The cluster from options.cluster (or the environment), the hash model and
   // the NIC bus ids. Errors (InvalidArgument/NotFound) name the option or the
   // environment variable and the value. Materializes the fabric: O(GPUs).
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PathAdvisor>> create(
+  [[nodiscard]] static StatusOr<std::unique_ptr<PathAdvisor>> create(
       const AdvisorOptions& options = {}) {
     std::string spec = options.cluster;
     if (spec.empty()) {
       RAILYARD_ASSIGN_OR_RETURN(spec, detail::cluster_spec_from_env());
     }
-    absl::StatusOr<topology::Cluster> cluster = topology::make_cluster(spec);
+    StatusOr<topology::Cluster> cluster = topology::make_cluster(spec);
     if (!cluster.ok())
-      return absl::Status(cluster.status().code(),
-                          str_cat("cluster '", spec, "': ", detail::message_of(cluster.status())));
+      return make_status(cluster.status().code(),
+                          str_cat("cluster '", spec, "': ", message_of(cluster.status())));
     return create(std::move(*cluster), options);
   }
   // The same with a cluster already built (options.cluster is ignored).
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PathAdvisor>> create(
+  [[nodiscard]] static StatusOr<std::unique_ptr<PathAdvisor>> create(
       topology::Cluster cluster, const AdvisorOptions& options = {}) {
     RAILYARD_ASSIGN_OR_RETURN(std::unique_ptr<routing::HashModel> model,
                               detail::make_hash_model(options.hash_model, options.hash_seed));
@@ -461,7 +455,7 @@ class PathAdvisor {
   // must agree. Errors: InvalidArgument (malformed, port out of range or
   // disagreeing, PCI name of a multi-plane NIC without a port), NotFound (no
   // such NIC). No allocation on success.
-  [[nodiscard]] absl::StatusOr<RailPlane> rail_plane(std::string_view name_or_pci,
+  [[nodiscard]] StatusOr<RailPlane> rail_plane(std::string_view name_or_pci,
                                                      int32_t port = 0) const {
     const int32_t planes = descriptor().planes();
     if (port < 0 || port > planes)
@@ -484,7 +478,7 @@ class PathAdvisor {
 
   // The NIC port `n` names (see NicRef and advisor.h's railyard_nic_id).
   // Errors name "<field>.host", ".rail", ".plane" or ".name_or_pci" and the value.
-  [[nodiscard]] absl::StatusOr<NicPort> resolve(const NicRef& n,
+  [[nodiscard]] StatusOr<NicPort> resolve(const NicRef& n,
                                                 std::string_view field = "nic") const {
     const topology::ClusterDescriptor<>& d = descriptor();
     if (n.host < 0 || n.host >= d.hosts())
@@ -532,7 +526,7 @@ class PathAdvisor {
   // (remote.plane, remote.rail on rail_only); FailedPrecondition when the model
   // leaves some QP without a port; ResourceExhausted when the table is full.
   // Thread-safe; allocates. The same request again returns the same id.
-  [[nodiscard]] absl::StatusOr<Connection> connect(NicPort local, NicPort remote, int32_t qp_budget,
+  [[nodiscard]] StatusOr<Connection> connect(NicPort local, NicPort remote, int32_t qp_budget,
                                                    uint32_t base_dst_qpn = kDefaultBaseDstQpn) {
     const topology::ClusterDescriptor<>& d = descriptor();
     RAILYARD_RETURN_IF_ERROR(check_port("local", local));
@@ -568,7 +562,7 @@ class PathAdvisor {
     const int32_t uplinks = usable_uplinks(local, remote);
     routing::SprayOptions options;
     options.base_dst_qpn = base_dst_qpn;
-    absl::StatusOr<routing::SprayPlan> plan = routing::plan_connection(
+    StatusOr<routing::SprayPlan> plan = routing::plan_connection(
         d, cluster_.fabric, local, remote, std::min(budget, uplinks), *model_, nullptr, options);
     if (!plan.ok()) return plan.status();
     auto record = std::make_unique<detail::ConnectionRecord>();
@@ -597,22 +591,21 @@ class PathAdvisor {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = ids_.find(key); it != ids_.end()) return records_[it->second]->view;  // a race
     if (table_.size() >= detail::SlotTable::kCapacity)
-      return absl::ResourceExhaustedError(
+      return resource_exhausted_error(
           str_cat("connections=", table_.size(), ": the advisor's table is full"));
     c.id = routing::ConnectionId{static_cast<int32_t>(table_.size())};
     // Everything that can throw first; nothing after the slot is published does.
     if (records_.size() == records_.capacity()) records_.reserve(2 * records_.size() + 64);
-    ids_.reserve(ids_.size() + 1);  // absl grows geometrically; no-op while there is room
     table_.prepare_append();
     const uint16_t* stored = ports_.add(ports);
-    c.source_ports = absl::Span<const uint16_t>(stored, k);
+    c.source_ports = std::span<const uint16_t>(stored, k);
     records_.push_back(std::move(record));
     ids_.emplace(key, table_.append({stored, static_cast<uint32_t>(k)}));
     return records_.back()->view;
   }
 
   // connect with the ports given as NicRefs (resolved with fields "local", "remote").
-  [[nodiscard]] absl::StatusOr<Connection> connect(const NicRef& local, const NicRef& remote,
+  [[nodiscard]] StatusOr<Connection> connect(const NicRef& local, const NicRef& remote,
                                                    int32_t qp_budget,
                                                    uint32_t base_dst_qpn = kDefaultBaseDstQpn) {
     RAILYARD_ASSIGN_OR_RETURN(const NicPort a, resolve(local, "local"));
@@ -658,7 +651,7 @@ class PathAdvisor {
     const std::lock_guard<std::mutex> lock(mutex_);
     size_t bytes = table_.memory_bytes() + ports_.memory_bytes() +
                    records_.capacity() * sizeof(void*) +
-                   ids_.capacity() * (sizeof(Key) + sizeof(uint32_t) + 1);
+                   ids_.size() * (sizeof(Key) + sizeof(uint32_t) + 4 * sizeof(void*));  // map nodes
     for (const auto& r : records_)
       bytes += sizeof(*r) + r->flow_labels.capacity() * sizeof(uint32_t) +
                r->uplinks.capacity() * sizeof(int32_t);
@@ -678,10 +671,10 @@ class PathAdvisor {
               std::vector<detail::BusId> busids)
       : cluster_(std::move(cluster)), model_(std::move(model)), busids_(std::move(busids)) {}
 
-  [[nodiscard]] absl::Status check_port(std::string_view side, NicPort p) const {
+  [[nodiscard]] Status check_port(std::string_view side, NicPort p) const {
     const topology::ClusterDescriptor<>& d = descriptor();
     auto check = [&](std::string_view field, int32_t v, int32_t n) {
-      if (v >= 0 && v < n) return absl::OkStatus();
+      if (v >= 0 && v < n) return ok_status();
       return invalid_field(str_cat(side, ".", field), str_cat(v),
                            str_cat("out of range [0, ", n, ")"));
     };
@@ -703,14 +696,14 @@ class PathAdvisor {
   }
 
   // A device name or PCI name -> NIC and plane (-1: PCI name, multi-plane).
-  [[nodiscard]] absl::StatusOr<Lookup> lookup(std::string_view name, std::string_view field) const {
+  [[nodiscard]] StatusOr<Lookup> lookup(std::string_view name, std::string_view field) const {
     const topology::ClusterDescriptor<>& d = descriptor();
     const int32_t planes = d.planes();
     const int32_t devices = d.nics_per_host() * planes;
     if (const std::optional<detail::DeviceName> dev = detail::parse_device_name(name)) {
       if (dev->dev < 0) return invalid_field(field, name, "not a device name mlx5_<dev>[:<port>]");
       if (dev->dev >= devices)
-        return absl::NotFoundError(str_cat(field, "=", name, ": no such NIC port (mlx5_0 .. mlx5_",
+        return not_found_error(str_cat(field, "=", name, ": no such NIC port (mlx5_0 .. mlx5_",
                                            devices - 1, " on hosts of ", d.nics_per_host(),
                                            " NICs x ", planes, " planes)"));
       const auto nic = static_cast<int32_t>(dev->dev / planes);
@@ -730,7 +723,7 @@ class PathAdvisor {
       if (busids_[i] == *id) return Lookup{static_cast<int32_t>(i), planes == 1 ? 0 : -1};
     std::vector<std::string_view> known;
     for (const detail::BusId& b : busids_) known.push_back(detail::busid_text(b));
-    return absl::NotFoundError(
+    return not_found_error(
         str_cat(field, "=", name, ": bus id ", detail::busid_text(*id),
                 " is no NIC of this cluster's hosts (NIC bus ids: ", join(known, ", "), ")"));
   }
@@ -739,7 +732,7 @@ class PathAdvisor {
   std::unique_ptr<routing::HashModel> model_;
   std::vector<detail::BusId> busids_;  // per NIC index
   mutable std::mutex mutex_;           // guards ids_, records_ and table_ appends
-  absl::flat_hash_map<Key, uint32_t> ids_;
+  std::map<Key, uint32_t> ids_;  // connect path only: O(log n) is plenty
   std::vector<std::unique_ptr<detail::ConnectionRecord>> records_;
   detail::PortArena ports_;
   detail::SlotTable table_;
@@ -778,18 +771,18 @@ inline void advisor_copy(char* dst, size_t len, std::string_view text) noexcept 
   dst[n] = '\0';
 }
 
-inline int advisor_code(const absl::Status& s) noexcept {
+inline int advisor_code(const railyard::Status& s) noexcept {
   switch (s.code()) {
-    case absl::StatusCode::kOk:
+    case StatusCode::kOk:
       return RAILYARD_ADVISOR_OK;
-    case absl::StatusCode::kInvalidArgument:
+    case StatusCode::kInvalidArgument:
       return RAILYARD_ADVISOR_EINVAL;
-    case absl::StatusCode::kNotFound:
+    case StatusCode::kNotFound:
       return RAILYARD_ADVISOR_ENOTFOUND;
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kUnavailable:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kUnavailable:
       return RAILYARD_ADVISOR_ENOPATH;
-    case absl::StatusCode::kResourceExhausted:
+    case StatusCode::kResourceExhausted:
       return RAILYARD_ADVISOR_ENOMEM;
     default:
       return RAILYARD_ADVISOR_EINTERNAL;
@@ -808,21 +801,21 @@ inline int advisor_fail(railyard_advisor_log_fn log, void* user, int code, std::
 }
 
 // create's codes: whatever it was given that is wrong is a setup error.
-inline int advisor_create_code(const absl::Status& s) noexcept {
+inline int advisor_create_code(const railyard::Status& s) noexcept {
   const int code = advisor_code(s);
   return code == RAILYARD_ADVISOR_ENOMEM || code == RAILYARD_ADVISOR_EINTERNAL
              ? code
              : RAILYARD_ADVISOR_ECLUSTER;
 }
 
-// Runs f (returning absl::Status) with every exception turned into a code.
+// Runs f (returning railyard::Status) with every exception turned into a code.
 template <class F>
 int advisor_guard(railyard_advisor_log_fn log, void* user, char* extra, size_t extra_len, F&& f,
-                  int (*code_of)(const absl::Status&) noexcept = advisor_code) noexcept {
+                  int (*code_of)(const railyard::Status&) noexcept = advisor_code) noexcept {
   try {
-    const absl::Status s = f();
+    const railyard::Status s = f();
     if (s.ok()) return RAILYARD_ADVISOR_OK;
-    return advisor_fail(log, user, code_of(s), message_of(s), extra, extra_len);
+    return advisor_fail(log, user, code_of(s), railyard::message_of(s), extra, extra_len);
   } catch (const std::bad_alloc&) {
     return advisor_fail(log, user, RAILYARD_ADVISOR_ENOMEM, "out of memory", extra, extra_len);
   } catch (const std::exception& e) {
@@ -860,7 +853,7 @@ RAILYARD_ADVISOR_API railyard_advisor* railyard_advisor_create_ex(
   }
   const int code = d::advisor_guard(
       log, user, err, err_len,
-      [&]() -> absl::Status {
+      [&]() -> railyard::Status {
         railyard::plugin::AdvisorOptions o;
         o.cluster = d::advisor_text(options->cluster);
         o.hash_model = options->hash_model == nullptr || *options->hash_model == '\0'
@@ -888,7 +881,7 @@ RAILYARD_ADVISOR_API railyard_advisor* railyard_advisor_create_ex(
               out->advisor->hash_model().name(), " seed ", o.hash_seed);
           log(user, 3, hello.c_str());
         }
-        return absl::OkStatus();
+        return railyard::ok_status();
       },
       d::advisor_create_code);
   if (code == RAILYARD_ADVISOR_OK) {
@@ -924,12 +917,12 @@ RAILYARD_ADVISOR_API int railyard_advisor_connect_ex(
   void* user = advisor != nullptr ? advisor->log_user : nullptr;
   return d::advisor_guard(
       log, user, out != nullptr ? out->error : nullptr, out != nullptr ? sizeof out->error : 0,
-      [&]() -> absl::Status {
+      [&]() -> railyard::Status {
         using railyard::invalid_field;
-        if (advisor == nullptr) return invalid_field("advisor", "(null)", "required");
-        if (local == nullptr) return invalid_field("local", "(null)", "required");
-        if (remote == nullptr) return invalid_field("remote", "(null)", "required");
-        if (out == nullptr) return invalid_field("out", "(null)", "required");
+        if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
+        if (remote == nullptr) return railyard::invalid_field("remote", "(null)", "required");
+        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
         auto ref = [](const railyard_nic_id& n) {
           return railyard::plugin::NicRef{n.host, n.rail, n.plane, d::advisor_text(n.name_or_pci)};
         };
@@ -947,7 +940,7 @@ RAILYARD_ADVISOR_API int railyard_advisor_connect_ex(
           out->flow_label[i] = c.flow_labels[i];
           out->uplink[i] = c.uplinks[i];
         }
-        return absl::OkStatus();
+        return railyard::ok_status();
       });
 }
 
@@ -989,17 +982,17 @@ RAILYARD_ADVISOR_API int railyard_advisor_rail_plane_port(const railyard_advisor
   namespace d = railyard::plugin::detail;
   railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
   void* user = advisor != nullptr ? advisor->log_user : nullptr;
-  return d::advisor_guard(log, user, nullptr, 0, [&]() -> absl::Status {
+  return d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
     using railyard::invalid_field;
-    if (advisor == nullptr) return invalid_field("advisor", "(null)", "required");
-    if (nic_name_or_pci == nullptr) return invalid_field("nic_name_or_pci", "(null)", "required");
-    if (rail == nullptr) return invalid_field("rail", "(null)", "required");
-    if (plane == nullptr) return invalid_field("plane", "(null)", "required");
+    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+    if (nic_name_or_pci == nullptr) return railyard::invalid_field("nic_name_or_pci", "(null)", "required");
+    if (rail == nullptr) return railyard::invalid_field("rail", "(null)", "required");
+    if (plane == nullptr) return railyard::invalid_field("plane", "(null)", "required");
     RAILYARD_ASSIGN_OR_RETURN(const railyard::plugin::RailPlane rp,
                               advisor->advisor->rail_plane(nic_name_or_pci, port));
     *rail = rp.rail.value();
     *plane = rp.plane.value();
-    return absl::OkStatus();
+    return railyard::ok_status();
   });
 }
 

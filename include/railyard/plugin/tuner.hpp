@@ -117,8 +117,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"
@@ -465,7 +463,7 @@ inline int32_t floor_log2(int64_t n) {
 }
 
 // The cluster spec line of a spec string or a cluster file's text.
-inline absl::StatusOr<std::string> cluster_line(std::string_view text) {
+inline StatusOr<std::string> cluster_line(std::string_view text) {
   std::string found;
   int lines = 0;
   for (std::string_view raw : split(text, '\n')) {
@@ -490,7 +488,7 @@ class TunerCore {
   // host, a host list of the wrong size or with hosts outside the cluster. Rule
   // lines that do not parse are warnings(), not errors.
   // Cost: O(nodes x rails x planes x log nodes + leaves x log nodes).
-  [[nodiscard]] static absl::StatusOr<TunerCore> create(const TunerOptions& o) {
+  [[nodiscard]] static StatusOr<TunerCore> create(const TunerOptions& o) {
     RAILYARD_ASSIGN_OR_RETURN(std::string line, detail::cluster_line(o.cluster));
     RAILYARD_ASSIGN_OR_RETURN(topology::ClusterSpec spec, topology::parse_cluster(line));
     RAILYARD_ASSIGN_OR_RETURN(topology::ClusterDescriptor<> d, topology::make_descriptor(spec));
@@ -837,7 +835,7 @@ inline void log_line(nccl::Logger log, nccl::LogLevel level, unsigned long flags
 }
 
 // A whole file, or an error naming the variable and path.
-inline absl::StatusOr<std::string> read_text_file(std::string_view variable,
+inline StatusOr<std::string> read_text_file(std::string_view variable,
                                                   const std::string& path) {
   constexpr std::streamsize kMaxBytes = 16 << 20;
   std::ifstream in(path, std::ios::binary);

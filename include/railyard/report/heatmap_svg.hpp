@@ -9,7 +9,7 @@
 //   std::vector<double> util(static_cast<size_t>(cluster->fabric.link_count()), 0.0);
 //   util[static_cast<size_t>(cluster->fabric.leaf_uplink(railyard::SwitchIndex{3}, 1).value())] =
 //       0.875;
-//   absl::StatusOr<std::string> svg =
+//   railyard::StatusOr<std::string> svg =
 //       railyard::report::heatmap_svg(cluster->fabric, util, {.title = "allreduce, 1024 GPUs"});
 //   // Write *svg to heatmap.svg and open it; hover a cell for its exact values.
 //
@@ -84,9 +84,8 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/xml_escape.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -219,7 +218,7 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
 // traffic / capacity, >= 0; > 1 means over capacity) over the switches of
 // `fabric`, as a standalone SVG 1.1 document (layout above). Errors: see the
 // overview. Deterministic; O(nodes + links).
-[[nodiscard]] inline absl::StatusOr<std::string> heatmap_svg(const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<std::string> heatmap_svg(const topology::Fabric& fabric,
                                                              std::span<const double> utilization,
                                                              const HeatmapOptions& options = {}) {
   using topology::Fabric;
@@ -227,19 +226,19 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
   namespace d = detail;
 
   if (options.max_rows < 1)
-    return absl::InvalidArgumentError(str_cat("max_rows=", options.max_rows, ": must be >= 1"));
+    return invalid_argument_error(str_cat("max_rows=", options.max_rows, ": must be >= 1"));
   if (options.max_columns < 1)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("max_columns=", options.max_columns, ": must be >= 1"));
   if (utilization.size() != static_cast<size_t>(fabric.link_count()))
-    return absl::InvalidArgumentError(str_cat("utilization: ", utilization.size(), " values for ",
+    return invalid_argument_error(str_cat("utilization: ", utilization.size(), " values for ",
                                               fabric.link_count(), " links"));
   for (size_t i = 0; i < utilization.size(); ++i) {
     const double v = utilization[i];
     if (!(v >= 0))
-      return absl::InvalidArgumentError(str_cat("utilization[", i, "]=", v, ": must be >= 0"));
+      return invalid_argument_error(str_cat("utilization[", i, "]=", v, ": must be >= 0"));
     if (!std::isfinite(v))
-      return absl::InvalidArgumentError(str_cat("utilization[", i, "]=", v, ": must be finite"));
+      return invalid_argument_error(str_cat("utilization[", i, "]=", v, ": must be finite"));
   }
   auto util = [&](LinkId l) { return utilization[static_cast<size_t>(l.value())]; };
 

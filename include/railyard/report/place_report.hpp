@@ -10,9 +10,9 @@
 // jobs_split_across_pods}. replay JSON: policies[] with the ReplayReport fields.
 #pragma once
 
+#include <span>
 #include <string>
 
-#include "absl/types/span.h"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
@@ -117,7 +117,7 @@ template <class E>
   return out;
 }
 
-[[nodiscard]] inline std::string replay_json(absl::Span<const placement::ReplayReport> reports,
+[[nodiscard]] inline std::string replay_json(std::span<const placement::ReplayReport> reports,
                                              int indent = 2) {
   JsonWriter w(indent);
   w.begin_object();

@@ -2,7 +2,7 @@
 // rates over time) as a standalone SVG plot.
 //
 //   auto r = railyard::cc::simulate_dcqcn(params, red, scenario);
-//   absl::StatusOr<std::string> svg =
+//   railyard::StatusOr<std::string> svg =
 //       railyard::report::trace_svg(*r, red, scenario, "8:1 incast, vendor defaults");
 //   // Write *svg to trace.svg and open it in a browser.
 //
@@ -47,8 +47,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -108,9 +106,9 @@ inline TraceAxis trace_axis(double hi) {
   return a;
 }
 
-inline absl::Status trace_values(std::string_view name, std::span<const double> v, size_t n) {
+inline Status trace_values(std::string_view name, std::span<const double> v, size_t n) {
   if (v.size() != n) {
-    return absl::InvalidArgumentError(str_cat(name, ": ", v.size(), " values for ", n, " samples"));
+    return invalid_argument_error(str_cat(name, ": ", v.size(), " values for ", n, " samples"));
   }
   for (size_t i = 0; i < n; ++i) {
     if (!(v[i] >= 0) || !std::isfinite(v[i])) {
@@ -118,7 +116,7 @@ inline absl::Status trace_values(std::string_view name, std::span<const double> 
                            "must be a finite number >= 0");
     }
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 // Indices of the samples to draw: all of them, or per pixel column the first,
@@ -153,11 +151,11 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
 
 // The two-panel plot of `trace` (layout in the overview). Errors: see the
 // overview. Deterministic; O(samples).
-[[nodiscard]] inline absl::StatusOr<std::string> trace_svg(const cc::FluidTrace& trace,
+[[nodiscard]] inline StatusOr<std::string> trace_svg(const cc::FluidTrace& trace,
                                                            const TraceSvgOptions& options = {}) {
   namespace d = detail;
   const size_t n = trace.t_us.size();
-  if (n < 2) return absl::InvalidArgumentError(str_cat("t_us: ", n, " samples, need >= 2"));
+  if (n < 2) return invalid_argument_error(str_cat("t_us: ", n, " samples, need >= 2"));
   for (size_t i = 0; i < n; ++i) {
     const double t = trace.t_us[i];
     if (!(t >= 0) || !std::isfinite(t)) {
@@ -173,7 +171,7 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
   RAILYARD_RETURN_IF_ERROR(d::trace_values("queue_bytes", trace.queue_bytes, n));
   RAILYARD_RETURN_IF_ERROR(d::trace_values("total_gbps", trace.total_gbps, n));
   if (trace.flows.size() != trace.flow_gbps.size()) {
-    return absl::InvalidArgumentError(str_cat("flow_gbps: ", trace.flow_gbps.size(), " series for ",
+    return invalid_argument_error(str_cat("flow_gbps: ", trace.flow_gbps.size(), " series for ",
                                               trace.flows.size(), " flows"));
   }
   for (size_t f = 0; f < trace.flow_gbps.size(); ++f) {
@@ -186,11 +184,11 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
     return invalid_field("panel_height_px", str_cat(options.panel_height_px),
                          "must be in [120, 4000]");
   }
-  auto finite_non_negative = [](std::string_view key, double v) -> absl::Status {
+  auto finite_non_negative = [](std::string_view key, double v) -> Status {
     if (!(v >= 0) || !std::isfinite(v)) {
       return invalid_field(key, cc::detail::dcqcn_num(v), "must be a finite number >= 0");
     }
-    return absl::OkStatus();
+    return ok_status();
   };
   RAILYARD_RETURN_IF_ERROR(finite_non_negative("kmin_bytes", options.kmin_bytes));
   RAILYARD_RETURN_IF_ERROR(finite_non_negative("kmax_bytes", options.kmax_bytes));
@@ -382,7 +380,7 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
 // trace_svg() of a simulation result, with the lines taken from its inputs:
 // Kmin/Kmax from `red`, the buffer from `scenario`, the capacity and the fair
 // share from both.
-[[nodiscard]] inline absl::StatusOr<std::string> trace_svg(const cc::FluidResult& result,
+[[nodiscard]] inline StatusOr<std::string> trace_svg(const cc::FluidResult& result,
                                                            const cc::RedMarking& red,
                                                            const cc::FluidScenario& scenario,
                                                            std::string_view title = {}) {

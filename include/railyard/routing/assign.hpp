@@ -70,15 +70,13 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -125,8 +123,8 @@ struct PathPlan {
 // entry per flow. Defaults: flow i has source port kSportBase + (i mod 16384)
 // and destination QP 0x100 + i (as consecutive QPs would).
 struct EcmpOptions {
-  absl::Span<const uint16_t> sports;
-  absl::Span<const uint32_t> dst_qps;
+  std::span<const uint16_t> sports;
+  std::span<const uint32_t> dst_qps;
 };
 
 [[nodiscard]] constexpr uint16_t default_sport(size_t flow_index) {
@@ -184,20 +182,20 @@ template <class E>
 // to the descriptor, every flow names existing, distinct ports joined by a path,
 // and carries a finite, non-negative byte count.
 template <class E>
-[[nodiscard]] absl::Status check_flows(const topology::ClusterDescriptor<E>& d,
-                                       const topology::Fabric& fabric, absl::Span<const Flow> flows,
+[[nodiscard]] Status check_flows(const topology::ClusterDescriptor<E>& d,
+                                       const topology::Fabric& fabric, std::span<const Flow> flows,
                                        const topology::FailureOverlay* failures) {
   if (!fabric.has_descriptor())
-    return absl::InvalidArgumentError("fabric: not materialized from a cluster descriptor");
+    return invalid_argument_error("fabric: not materialized from a cluster descriptor");
   if (!(fabric.descriptor().spec() == d.spec()))
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         "fabric: materialized from a different cluster than the descriptor");
   if (failures != nullptr && &failures->fabric() != &fabric)
-    return absl::InvalidArgumentError("failures: an overlay of another fabric");
+    return invalid_argument_error("failures: an overlay of another fabric");
   for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     auto bad = [&](std::string_view what) {
-      return absl::InvalidArgumentError(str_cat("flow ", i, ": ", what));
+      return invalid_argument_error(str_cat("flow ", i, ": ", what));
     };
     if (!port_exists(d, f.src)) return bad(str_cat("src=", port_text(f.src), ": no such NIC port"));
     if (!port_exists(d, f.dst)) return bad(str_cat("dst=", port_text(f.dst), ": no such NIC port"));
@@ -207,7 +205,7 @@ template <class E>
       return bad(str_cat("src=", port_text(f.src), " dst=", port_text(f.dst),
                          ": no network path (same port, different planes or rails)"));
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 // Route search and incremental loads over one fabric. Works on the fabric's own
@@ -221,7 +219,7 @@ class Planner {
     bool found = false;
   };
 
-  Planner(const topology::Fabric& fabric, absl::Span<const Flow> flows,
+  Planner(const topology::Fabric& fabric, std::span<const Flow> flows,
           const topology::FailureOverlay* failures)
       : f_(fabric),
         d_(fabric.descriptor()),
@@ -432,7 +430,7 @@ class Planner {
   const topology::Fabric& f_;
   const topology::ClusterDescriptor<>& d_;
   const topology::FailureOverlay* fail_;
-  absl::Span<const Flow> flows_;
+  std::span<const Flow> flows_;
   std::vector<SwitchIndex> la_, lb_;
   std::vector<Route> route_;
   std::vector<topology::Path> path_;
@@ -444,8 +442,8 @@ class Planner {
   std::vector<Scored> core_, scratch_up_, scratch_down_;
 };
 
-inline absl::Status no_route(const Flow& f, size_t i) {
-  return absl::FailedPreconditionError(str_cat("flow ", i, ": every path from ", port_text(f.src),
+inline Status no_route(const Flow& f, size_t i) {
+  return failed_precondition_error(str_cat("flow ", i, ": every path from ", port_text(f.src),
                                                " to ", port_text(f.dst), " is down"));
 }
 
@@ -539,7 +537,7 @@ class Ejector {
 // Per-link loads (ns, per directed link) of flows on the given routes.
 // Precondition: routes.size() == flows.size(), each route one of its flow's.
 [[nodiscard]] inline std::vector<double> link_loads(
-    const topology::Fabric& fabric, absl::Span<const Flow> flows, absl::Span<const Route> routes,
+    const topology::Fabric& fabric, std::span<const Flow> flows, std::span<const Route> routes,
     const topology::FailureOverlay* failures = nullptr) {
   assert(routes.size() == flows.size());
   std::vector<double> load(static_cast<size_t>(fabric.link_count()), 0.0);
@@ -555,7 +553,7 @@ class Ejector {
 }
 
 // The most loaded link and its load (lowest id among ties; invalid id if all 0).
-[[nodiscard]] inline std::pair<LinkId, double> max_load(absl::Span<const double> load_ns) {
+[[nodiscard]] inline std::pair<LinkId, double> max_load(std::span<const double> load_ns) {
   std::pair<LinkId, double> m{LinkId{}, 0.0};
   for (size_t l = 0; l < load_ns.size(); ++l)
     if (load_ns[l] > m.second) m = {LinkId{static_cast<int32_t>(l)}, load_ns[l]};
@@ -564,7 +562,7 @@ class Ejector {
 
 namespace detail {
 
-inline PathPlan finish_plan(const topology::Fabric& fabric, absl::Span<const Flow> flows,
+inline PathPlan finish_plan(const topology::Fabric& fabric, std::span<const Flow> flows,
                             std::vector<Route> routes, const topology::FailureOverlay* failures) {
   PathPlan plan;
   plan.routes = std::move(routes);
@@ -576,7 +574,7 @@ inline PathPlan finish_plan(const topology::Fabric& fabric, absl::Span<const Flo
 // Saturating product of the flows' route counts.
 template <class E>
 [[nodiscard]] int64_t route_combinations(const topology::ClusterDescriptor<E>& d,
-                                         absl::Span<const Flow> flows, int64_t cap) {
+                                         std::span<const Flow> flows, int64_t cap) {
   int64_t product = 1;
   for (const Flow& f : flows) {
     const int64_t n = d.path_count(f.src, f.dst);
@@ -588,8 +586,8 @@ template <class E>
 
 // Branch and bound over every combination of usable routes; `incumbent` is the
 // best known plan (the search only accepts strictly lower maxima).
-inline absl::StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
-                                                 absl::Span<const Flow> flows,
+inline StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
+                                                 std::span<const Flow> flows,
                                                  const topology::FailureOverlay* failures,
                                                  const PathPlan* incumbent) {
   Planner p(fabric, flows, failures);
@@ -669,14 +667,14 @@ inline absl::StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
 // when the product of the flows' route counts exceeds `max_combinations`, and
 // on the same bad input as assign_paths(). Exponential: for small inputs.
 template <class E>
-[[nodiscard]] absl::StatusOr<PathPlan> assign_paths_exact(
+[[nodiscard]] StatusOr<PathPlan> assign_paths_exact(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
+    std::span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
     int64_t max_combinations = int64_t{1} << 18) {
   RAILYARD_RETURN_IF_ERROR(detail::check_flows(desc, fabric, flows, failures));
   const int64_t combos = detail::route_combinations(desc, flows, max_combinations);
   if (combos > max_combinations)
-    return absl::ResourceExhaustedError(str_cat("max_combinations=", max_combinations, ": the ",
+    return resource_exhausted_error(str_cat("max_combinations=", max_combinations, ": the ",
                                                 flows.size(),
                                                 " flows have more route combinations than that"));
   return detail::branch_and_bound(fabric, flows, failures, nullptr);
@@ -690,9 +688,9 @@ template <class E>
 // Complexity: greedy O(F log F + F * (U * parallel + S * Us)); each improvement
 // step scans the flows of one link and their routes.
 template <class E>
-[[nodiscard]] absl::StatusOr<PathPlan> assign_paths(
+[[nodiscard]] StatusOr<PathPlan> assign_paths(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
+    std::span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_flows(desc, fabric, flows, failures));
   detail::Planner p(fabric, flows, failures);
@@ -746,8 +744,8 @@ template <class E>
 
 namespace detail {
 
-inline absl::Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates) {
-  return absl::InternalError(
+inline Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates) {
+  return internal_error(
       str_cat("hash model '", model.name(), "': picked ", pick, " of ", candidates, " candidates"));
 }
 
@@ -758,16 +756,16 @@ inline absl::Status bad_pick(const HashModel& model, int32_t pick, int32_t candi
 // assign_paths(); sports or dst_qps neither empty nor one per flow
 // (InvalidArgument); a model picking outside [0, candidates) (Internal).
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<Route>> ecmp_paths(
+[[nodiscard]] StatusOr<std::vector<Route>> ecmp_paths(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const Flow> flows, const HashModel& model, EcmpOptions ids = {},
+    std::span<const Flow> flows, const HashModel& model, EcmpOptions ids = {},
     const topology::FailureOverlay* failures = nullptr) {
   RAILYARD_RETURN_IF_ERROR(detail::check_flows(desc, fabric, flows, failures));
   if (!ids.sports.empty() && ids.sports.size() != flows.size())
-    return absl::InvalidArgumentError(str_cat("sports: ", ids.sports.size(), " given for ",
+    return invalid_argument_error(str_cat("sports: ", ids.sports.size(), " given for ",
                                               flows.size(), " flows (want 0 or one per flow)"));
   if (!ids.dst_qps.empty() && ids.dst_qps.size() != flows.size())
-    return absl::InvalidArgumentError(str_cat("dst_qps: ", ids.dst_qps.size(), " given for ",
+    return invalid_argument_error(str_cat("dst_qps: ", ids.dst_qps.size(), " given for ",
                                               flows.size(), " flows (want 0 or one per flow)"));
   const topology::ClusterDescriptor<>& d = fabric.descriptor();
   const topology::ClosShape& c = d.shape();
@@ -779,7 +777,7 @@ template <class E>
         rocev2_tuple(d, fl.src, fl.dst, ids.sports.empty() ? default_sport(i) : ids.sports[i],
                      ids.dst_qps.empty() ? default_dst_qp(i) : ids.dst_qps[i]);
     // Picks among `options` (non-empty) at a switch; a single option is no decision.
-    auto choose = [&](HopKind kind, SwitchIndex sw) -> absl::StatusOr<int32_t> {
+    auto choose = [&](HopKind kind, SwitchIndex sw) -> StatusOr<int32_t> {
       const auto n = static_cast<int32_t>(options.size());
       if (n == 1) return options[0];
       const int32_t k = model.pick(EcmpHop{kind, sw, n}, t);
@@ -829,14 +827,14 @@ template <class E>
     });
     if (alive.empty()) return detail::no_route(fl, i);
     if (alive.front().top == 1) continue;
-    auto narrow = [&](int32_t Route::*field, HopKind kind, SwitchIndex sw) -> absl::Status {
+    auto narrow = [&](int32_t Route::*field, HopKind kind, SwitchIndex sw) -> Status {
       options.clear();
       for (const Route& r : alive) options.push_back(r.*field);
       std::sort(options.begin(), options.end());
       options.erase(std::unique(options.begin(), options.end()), options.end());
       RAILYARD_ASSIGN_OR_RETURN(const int32_t v, choose(kind, sw));
       std::erase_if(alive, [&](const Route& r) { return r.*field != v; });
-      return absl::OkStatus();
+      return ok_status();
     };
     RAILYARD_RETURN_IF_ERROR(narrow(&Route::src_leaf_uplink, HopKind::kSrcLeafUp, la));
     const SwitchIndex sa = d.spine_above(la, alive.front().src_leaf_uplink);
@@ -857,9 +855,9 @@ template <class E>
 // assign_paths() and ecmp_paths() on the same flows, with both maxima and the
 // loads per tier and per link. Errors: those of the two.
 template <class E>
-[[nodiscard]] absl::StatusOr<AssignReport> compare_with_ecmp(
+[[nodiscard]] StatusOr<AssignReport> compare_with_ecmp(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const Flow> flows, const HashModel& model,
+    std::span<const Flow> flows, const HashModel& model,
     const topology::FailureOverlay* failures = nullptr, AssignOptions options = {},
     EcmpOptions ids = {}) {
   AssignReport rep;

@@ -48,8 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/flow.hpp"
 
@@ -348,11 +347,11 @@ class MeasuredTableHash final : public HashModel {
 
   // Parses a table. Errors (InvalidArgument) name the line number (1-based),
   // the token and what was wrong with it.
-  [[nodiscard]] static absl::StatusOr<MeasuredTableHash> parse(std::string_view text,
+  [[nodiscard]] static StatusOr<MeasuredTableHash> parse(std::string_view text,
                                                                uint32_t fallback_seed = 0);
   // Builds a table from entries (any order). Same checks as parse(), errors
   // name the entry index.
-  [[nodiscard]] static absl::StatusOr<MeasuredTableHash> from_entries(std::vector<Entry> entries,
+  [[nodiscard]] static StatusOr<MeasuredTableHash> from_entries(std::vector<Entry> entries,
                                                                       uint32_t fallback_seed = 0);
 
   [[nodiscard]] int32_t pick(const EcmpHop& hop, const FiveTuple& t) const noexcept override {
@@ -429,15 +428,15 @@ namespace detail {
   return v;
 }
 
-inline absl::Status table_error(std::string_view where, int token, std::string_view field,
+inline Status table_error(std::string_view where, int token, std::string_view field,
                                 std::string_view value, std::string_view problem) {
-  return absl::InvalidArgumentError(
+  return invalid_argument_error(
       str_cat(where, ", token ", token, " (", field, ") '", value, "': ", problem));
 }
 
 }  // namespace detail
 
-inline absl::StatusOr<MeasuredTableHash> MeasuredTableHash::parse(std::string_view text,
+inline StatusOr<MeasuredTableHash> MeasuredTableHash::parse(std::string_view text,
                                                                   uint32_t fallback_seed) {
   constexpr int64_t kIntMax = 0x7FFFFFFF;
   std::vector<Entry> entries;
@@ -455,7 +454,7 @@ inline absl::StatusOr<MeasuredTableHash> MeasuredTableHash::parse(std::string_vi
       while (j < line.size() && !space(line[j])) ++j;
       if (j > i) {
         if (n == 4) {
-          return absl::InvalidArgumentError(
+          return invalid_argument_error(
               str_cat("line ", line_no, ", token 5 '", line.substr(i, j - i),
                       "': unexpected; expected <kind> <switch_index> <sport> <uplink>"));
         }
@@ -466,7 +465,7 @@ inline absl::StatusOr<MeasuredTableHash> MeasuredTableHash::parse(std::string_vi
     if (n == 0) continue;
     const std::string where = str_cat("line ", line_no);
     if (n < 4)
-      return absl::InvalidArgumentError(str_cat(where,
+      return invalid_argument_error(str_cat(where,
                                                 ": expected 4 tokens <kind> <switch_index> "
                                                 "<sport> <uplink>, got ",
                                                 n, " ('", std::string_view(line), "')"));
@@ -503,7 +502,7 @@ inline absl::StatusOr<MeasuredTableHash> MeasuredTableHash::parse(std::string_vi
   for (size_t i = 1; i < order.size(); ++i) {
     const Entry& e = entries[order[i]];
     if (key(e) == key(entries[order[i - 1]])) {
-      return absl::InvalidArgumentError(str_cat(
+      return invalid_argument_error(str_cat(
           "line ", line_of[order[i]], ": duplicate entry '", hop_kind_token(e.kind), " ",
           e.switch_index.value(), " ", e.sport, "', first given on line ", line_of[order[i - 1]]));
     }
@@ -515,25 +514,25 @@ inline absl::StatusOr<MeasuredTableHash> MeasuredTableHash::parse(std::string_vi
   return table;
 }
 
-inline absl::StatusOr<MeasuredTableHash> MeasuredTableHash::from_entries(std::vector<Entry> entries,
+inline StatusOr<MeasuredTableHash> MeasuredTableHash::from_entries(std::vector<Entry> entries,
                                                                          uint32_t fallback_seed) {
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
     if (!e.switch_index.valid())
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("entry ", i, ": switch_index ", e.switch_index.value(), " is negative"));
     if (e.sport < kSportBase)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("entry ", i, ": sport ", e.sport, " is outside 0xC000..0xFFFF"));
     if (e.uplink < 0)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("entry ", i, ": uplink ", e.uplink, " is negative"));
   }
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return key(a) < key(b); });
   for (size_t i = 1; i < entries.size(); ++i)
     if (key(entries[i]) == key(entries[i - 1]))
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("duplicate entry '", hop_kind_token(entries[i].kind), " ",
                   entries[i].switch_index.value(), " ", entries[i].sport, "'"));
   MeasuredTableHash table;

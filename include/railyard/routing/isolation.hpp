@@ -49,14 +49,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -124,7 +122,7 @@ namespace detail {
 
 // Tenant names in first-appearance order and each job's tenant index.
 inline std::pair<std::vector<std::string>, std::vector<int32_t>> tenant_index(
-    absl::Span<const placement::Allocation> jobs) {
+    std::span<const placement::Allocation> jobs) {
   std::vector<std::string> names;
   std::vector<int32_t> of_job;
   for (const placement::Allocation& j : jobs) {
@@ -139,14 +137,14 @@ inline std::pair<std::vector<std::string>, std::vector<int32_t>> tenant_index(
   return {std::move(names), std::move(of_job)};
 }
 
-inline absl::Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
+inline Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
   if (flows != jobs)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("flows: ", flows, " flow lists for ", jobs, " jobs (want one per job)"));
   if (routes != jobs)
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("routes: ", routes, " route lists for ", jobs, " jobs (want one per job)"));
-  return absl::OkStatus();
+  return ok_status();
 }
 
 }  // namespace detail
@@ -155,13 +153,13 @@ inline absl::Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
 // exposure. routes[j][i] is the route of flows[j][i]. Errors (InvalidArgument):
 // list counts that differ from the job count or from each other.
 // O(total route links * log).
-[[nodiscard]] inline absl::StatusOr<IsolationReport> isolation_report(
-    const topology::Fabric& fabric, absl::Span<const placement::Allocation> jobs,
-    absl::Span<const std::vector<Flow>> flows, absl::Span<const std::vector<Route>> routes) {
+[[nodiscard]] inline StatusOr<IsolationReport> isolation_report(
+    const topology::Fabric& fabric, std::span<const placement::Allocation> jobs,
+    std::span<const std::vector<Flow>> flows, std::span<const std::vector<Route>> routes) {
   RAILYARD_RETURN_IF_ERROR(detail::check_job_spans(jobs.size(), flows.size(), routes.size()));
   for (size_t j = 0; j < jobs.size(); ++j)
     if (flows[j].size() != routes[j].size())
-      return absl::InvalidArgumentError(str_cat("routes: job '", jobs[j].name, "' has ",
+      return invalid_argument_error(str_cat("routes: job '", jobs[j].name, "' has ",
                                                 flows[j].size(), " flows but ", routes[j].size(),
                                                 " routes"));
   auto [names, of_job] = detail::tenant_index(jobs);
@@ -229,9 +227,9 @@ inline absl::Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
 
 // Every job's flows under ECMP (ecmp_paths, default source ports and QPs per job).
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<std::vector<Route>>> route_jobs_ecmp(
+[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_ecmp(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const std::vector<Flow>> flows, const HashModel& model,
+    std::span<const std::vector<Flow>> flows, const HashModel& model,
     const topology::FailureOverlay* failures = nullptr) {
   std::vector<std::vector<Route>> out;
   for (const std::vector<Flow>& job : flows) {
@@ -245,9 +243,9 @@ template <class E>
 // Every job's flows planned together by assign_paths (no isolation: tenants
 // share links whenever that lowers the maximum load).
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<std::vector<Route>>> route_jobs_planned(
+[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_planned(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const std::vector<Flow>> flows, const topology::FailureOverlay* failures = nullptr,
+    std::span<const std::vector<Flow>> flows, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
   std::vector<Flow> all;
   for (const std::vector<Flow>& job : flows) all.insert(all.end(), job.begin(), job.end());
@@ -343,8 +341,8 @@ inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t la
 // Preconditions: flows.size() == jobs.size(), ports valid for desc.
 template <class E>
 [[nodiscard]] SpinePartition partition_spines(const topology::ClusterDescriptor<E>& desc,
-                                              absl::Span<const placement::Allocation> jobs,
-                                              absl::Span<const std::vector<Flow>> flows) {
+                                              std::span<const placement::Allocation> jobs,
+                                              std::span<const std::vector<Flow>> flows) {
   SpinePartition part;
   auto [names, of_job] = detail::tenant_index(jobs);
   part.tenants.resize(names.size());
@@ -433,7 +431,7 @@ template <class E>
 // The same with ring_flows(job, desc, 1) of every job as the demand.
 template <class E>
 [[nodiscard]] SpinePartition partition_spines(const topology::ClusterDescriptor<E>& desc,
-                                              absl::Span<const placement::Allocation> jobs) {
+                                              std::span<const placement::Allocation> jobs) {
   std::vector<std::vector<Flow>> flows;
   for (const placement::Allocation& j : jobs) flows.push_back(ring_flows(j, desc, 1.0));
   return partition_spines(desc, jobs, flows);
@@ -489,20 +487,20 @@ template <class E>
 // its reason), a partition made for other jobs (InvalidArgument), and those of
 // assign_paths().
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<std::vector<Route>>> route_jobs_partitioned(
+[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_partitioned(
     const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
-    absl::Span<const placement::Allocation> jobs, absl::Span<const std::vector<Flow>> flows,
+    std::span<const placement::Allocation> jobs, std::span<const std::vector<Flow>> flows,
     const SpinePartition& part, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
-  if (!part.ok) return absl::FailedPreconditionError(str_cat("partition: ", part.reason));
+  if (!part.ok) return failed_precondition_error(str_cat("partition: ", part.reason));
   RAILYARD_RETURN_IF_ERROR(detail::check_job_spans(jobs.size(), flows.size(), jobs.size()));
   auto [names, of_job] = detail::tenant_index(jobs);
   if (names.size() != part.tenants.size())
-    return absl::InvalidArgumentError(str_cat("partition: made for ", part.tenants.size(),
+    return invalid_argument_error(str_cat("partition: made for ", part.tenants.size(),
                                               " tenants, the jobs have ", names.size()));
   for (size_t t = 0; t < names.size(); ++t)
     if (names[t] != part.tenants[t].tenant)
-      return absl::InvalidArgumentError(str_cat("partition: tenant ", t, " is '",
+      return invalid_argument_error(str_cat("partition: tenant ", t, " is '",
                                                 part.tenants[t].tenant, "', the jobs have '",
                                                 names[t], "'"));
   std::vector<std::vector<Route>> out(jobs.size());
@@ -515,9 +513,9 @@ template <class E>
     const topology::FailureOverlay overlay = tenant_overlay(fabric, part, t, failures);
     auto plan = assign_paths(desc, fabric, mine, &overlay, options);
     if (!plan.ok())
-      return absl::Status(
+      return make_status(
           plan.status().code(),
-          str_cat("tenant '", names[t], "': ", placement::detail::message_of(plan.status())));
+          str_cat("tenant '", names[t], "': ", message_of(plan.status())));
     size_t at = 0;
     for (size_t j = 0; j < jobs.size(); ++j) {
       if (static_cast<size_t>(of_job[j]) != t) continue;

@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -112,7 +111,7 @@ template <class E>
 // plane when they do not exist; an empty result never happens for valid input
 // on a healthy fabric.
 template <class E>
-[[nodiscard]] absl::StatusOr<std::vector<GpuPath>> gpu_paths(
+[[nodiscard]] StatusOr<std::vector<GpuPath>> gpu_paths(
     const topology::ClusterDescriptor<E>& d, const topology::Fabric& f, GpuEndpoint a,
     GpuEndpoint b, GpuPathOptions options = {}) {
   for (const GpuEndpoint& e : {a, b}) {

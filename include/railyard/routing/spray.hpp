@@ -7,7 +7,7 @@
 //   topology::Fabric fabric = topology::materialize(desc);
 //   routing::Crc5TupleHash crc(/*seed=*/7);
 //   NicPort a{HostId{0}, NicIndex{0}}, b{HostId{40}, NicIndex{0}};
-//   absl::StatusOr<routing::SprayPlan> plan =
+//   railyard::StatusOr<routing::SprayPlan> plan =
 //       routing::plan_connection(desc, fabric, a, b, /*qps=*/8, crc);
 //   // plan->qp[i].sport: program it with mlx5dv_modify_qp_udp_sport, or set
 //   // plan->qp[i].flow_label in the QP's GRH; 8 QPs on 8 different leaf uplinks.
@@ -69,13 +69,11 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -421,10 +419,10 @@ class SprayGeometry {
   std::vector<int32_t> n_dst_, n_down_, n_spine_, n_spine_up_, n_core_, n_core_down_;
 };
 
-inline absl::Status check_port(const topology::ClusterDescriptor<>& d, std::string_view side,
+inline Status check_port(const topology::ClusterDescriptor<>& d, std::string_view side,
                                NicPort p) {
   auto check = [&](std::string_view field, int32_t v, int32_t n) {
-    if (v >= 0 && v < n) return absl::OkStatus();
+    if (v >= 0 && v < n) return ok_status();
     return invalid_field(str_cat(side, ".", field), str_cat(v),
                          str_cat("out of range [0, ", n, ")"));
   };
@@ -520,7 +518,7 @@ struct SprayContext {
   std::vector<double> uplink_weight;  // per leaf uplink j (one entry for same leaf)
 };
 
-inline absl::Status check_pair(const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
+inline Status check_pair(const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
                                NicPort a, NicPort b, int32_t qps) {
   if (!f.has_descriptor() || !(f.descriptor().spec() == d.spec()))
     return invalid_field("fabric", "(graph)", "not materialized from this descriptor");
@@ -542,12 +540,12 @@ inline absl::Status check_pair(const topology::ClusterDescriptor<>& d, const top
                                    "to the destination rail first)"));
     return invalid_field("dst", port_name(b), str_cat("no network path from ", port_name(a)));
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 // Fills plan.paths and plan.uplinks for the pair under `fo` and returns the
 // context, or Unavailable when every path is down.
-inline absl::StatusOr<SprayContext> usable_paths(const topology::ClusterDescriptor<>& d,
+inline StatusOr<SprayContext> usable_paths(const topology::ClusterDescriptor<>& d,
                                                  const topology::Fabric& f,
                                                  const topology::FailureOverlay* fo,
                                                  SprayPlan& plan) {
@@ -567,7 +565,7 @@ inline absl::StatusOr<SprayContext> usable_paths(const topology::ClusterDescript
     sum += b;
   });
   if (plan.paths.empty())
-    return absl::UnavailableError(str_cat("all ", all, " paths from ", port_name(plan.src), " to ",
+    return unavailable_error(str_cat("all ", all, " paths from ", port_name(plan.src), " to ",
                                           port_name(plan.dst), " are down"));
   for (SprayPath& p : plan.paths) p.weight = p.bottleneck_gbps / sum;
   const int32_t uplinks = g.top() == 1 ? 1 : g.leaf_uplinks();
@@ -662,8 +660,8 @@ inline uint16_t search_start(const SprayPlan& plan, int32_t i) {
                                (kSportCount - 1));
 }
 
-inline absl::Status no_port_error(const SprayPlan& plan, int32_t i) {
-  return absl::FailedPreconditionError(str_cat("qp=", i, ": no RoCEv2 source port makes model '",
+inline Status no_port_error(const SprayPlan& plan, int32_t i) {
+  return failed_precondition_error(str_cat("qp=", i, ": no RoCEv2 source port makes model '",
                                                plan.model, "' send it over a usable path from ",
                                                port_name(plan.src), " to ", port_name(plan.dst)));
 }
@@ -691,7 +689,7 @@ inline absl::Status no_port_error(const SprayPlan& plan, int32_t i) {
 // fabric not materialized from `d`; Unavailable when every path is down;
 // FailedPrecondition when the model sends some QP over down links with every
 // source port. Cost: O(paths) plus, per QP, about m port probes (healthy).
-[[nodiscard]] inline absl::StatusOr<SprayPlan> plan_connection(
+[[nodiscard]] inline StatusOr<SprayPlan> plan_connection(
     const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort src, NicPort dst,
     int32_t qps, const HashModel& model, const topology::FailureOverlay* failures = nullptr,
     SprayOptions options = {}) {
@@ -744,7 +742,7 @@ inline absl::Status no_port_error(const SprayPlan& plan, int32_t i) {
 // path broke. A plan under a non-steerable model is re-planned from scratch
 // with changed_qps = 0 (its ports do not depend on paths). Errors as
 // plan_connection, plus InvalidArgument when `old` is inconsistent.
-[[nodiscard]] inline absl::StatusOr<SprayPlan> replan(const SprayPlan& old,
+[[nodiscard]] inline StatusOr<SprayPlan> replan(const SprayPlan& old,
                                                       const topology::ClusterDescriptor<>& d,
                                                       const topology::Fabric& f,
                                                       const HashModel& model,
@@ -836,7 +834,7 @@ class SprayTable {
  public:
   SprayTable() = default;
   // Connection i is plans[i].
-  explicit SprayTable(absl::Span<const SprayPlan> plans) {
+  explicit SprayTable(std::span<const SprayPlan> plans) {
     for (const SprayPlan& p : plans) add(p);
   }
 

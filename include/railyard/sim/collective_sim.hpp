@@ -65,12 +65,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/collective/cost.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/collective/traffic.hpp"
@@ -94,7 +92,7 @@ inline constexpr std::string_view kRoutingNames[3] = {"ecmp", "planned", "spray"
 [[nodiscard]] constexpr std::string_view routing_name(Routing r) {
   return kRoutingNames[static_cast<size_t>(r)];
 }
-[[nodiscard]] inline absl::StatusOr<Routing> parse_routing(std::string_view text) {
+[[nodiscard]] inline StatusOr<Routing> parse_routing(std::string_view text) {
   for (size_t i = 0; i < 3; ++i)
     if (text == kRoutingNames[i]) return static_cast<Routing>(i);
   return invalid_field("routing", text, "use ecmp, planned or spray");
@@ -236,7 +234,7 @@ struct PendingQp {
 // qps outside [1, 256], an algorithm the collective has no schedule for, or a
 // hierarchical/rail-aligned group whose hosts hold different rank counts; and
 // the routing errors (a transfer with no working path).
-[[nodiscard]] inline absl::StatusOr<CollectiveReport> simulate_collective(
+[[nodiscard]] inline StatusOr<CollectiveReport> simulate_collective(
     const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
     collective::Collective kind, int64_t bytes, const CollectiveSimOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
@@ -308,9 +306,9 @@ struct PendingQp {
   const int32_t planes = d.planes();
   const int32_t qps = options.qps;
   // Connection ids (stable for the whole collective) and spraying plans.
-  absl::flat_hash_map<uint64_t, int64_t> connection_of;
+  std::unordered_map<uint64_t, int64_t> connection_of;
   std::vector<std::vector<topology::Route>> spray_routes;     // by connection id
-  absl::flat_hash_map<int32_t, int32_t> spray_next_rotation;  // by source port node
+  std::unordered_map<int32_t, int32_t> spray_next_rotation;  // by source port node
   auto connection_id = [&](NodeId a, NodeId b, int32_t channel, int32_t plane) {
     const uint64_t key =
         ((static_cast<uint64_t>(a.value()) << 21 ^ static_cast<uint64_t>(b.value())) << 12) ^
@@ -347,7 +345,7 @@ struct PendingQp {
           po.forward_over_nvlink = options.pxn;
           routing::NetworkCrossing x = routing::network_crossing(d, f, a, b, po);
           if (!x.network) {
-            step.add(absl::Span<const LinkId>(x.prefix), t.bytes);
+            step.add(std::span<const LinkId>(x.prefix), t.bytes);
             break;  // NVLink carries it once, whatever the planes
           }
           const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(qps);

@@ -69,10 +69,8 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -107,7 +105,7 @@ class FlowStep {
     offsets_.push_back(static_cast<int64_t>(links_.size()));
     bytes_.push_back(bytes);
   }
-  void add(absl::Span<const LinkId> links, double bytes) {
+  void add(std::span<const LinkId> links, double bytes) {
     for (LinkId l : links) links_.push_back(l.value());
     offsets_.push_back(static_cast<int64_t>(links_.size()));
     bytes_.push_back(bytes);
@@ -177,18 +175,18 @@ class FlowSimulator {
       : caps_(capacities_gbps.begin(), capacities_gbps.end()),
         local_(caps_.size(), -1) {}
 
-  [[nodiscard]] absl::Status check_capacities() const {
+  [[nodiscard]] Status check_capacities() const {
     for (size_t l = 0; l < caps_.size(); ++l) {
       if (!(caps_[l] >= 0.0) || !std::isfinite(caps_[l])) {
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat("link ", l, ": capacity ", caps_[l], " Gb/s is not a finite number >= 0"));
       }
     }
-    return absl::OkStatus();
+    return ok_status();
   }
 
   // Simulates one step. `step_index` only labels error messages.
-  [[nodiscard]] absl::StatusOr<StepResult> run_step(const FlowStep& step,
+  [[nodiscard]] StatusOr<StepResult> run_step(const FlowStep& step,
                                                     double tolerance = 1e-9,
                                                     int64_t step_index = 0) {
     StepResult out;
@@ -203,14 +201,14 @@ class FlowSimulator {
       const double b = step.bytes(i);
       if (!(b >= 0.0) || !std::isfinite(b)) {
         reset_local();
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat("step ", step_index, " flow ", i, ": bytes ", b, " is not a finite number >= 0"));
       }
       const auto path = step.links(i);
       for (int32_t l : path) {
         if (l < 0 || l >= n_links) {
           reset_local();
-          return absl::InvalidArgumentError(str_cat("step ", step_index, " flow ", i, ": link ", l,
+          return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": link ", l,
                                                     " is out of range [0, ", n_links, ")"));
         }
       }
@@ -218,7 +216,7 @@ class FlowSimulator {
       for (int32_t l : path) {
         if (caps_[static_cast<size_t>(l)] <= 0.0) {
           reset_local();
-          return absl::InvalidArgumentError(str_cat("step ", step_index, " flow ", i,
+          return invalid_argument_error(str_cat("step ", step_index, " flow ", i,
                                                     ": crosses link ", l,
                                                     " of zero capacity and would never finish"));
         }
@@ -469,39 +467,39 @@ class FlowSimulator {
 };
 
 // One step on a plain capacity array (Gb/s).
-[[nodiscard]] inline absl::StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
+[[nodiscard]] inline StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
                                                               const FlowStep& step,
                                                               double tolerance = 1e-9) {
   FlowSimulator sim(capacities_gbps);
-  if (absl::Status s = sim.check_capacities(); !s.ok()) return s;
+  if (Status s = sim.check_capacities(); !s.ok()) return s;
   return sim.run_step(step, tolerance);
 }
-[[nodiscard]] inline absl::StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
+[[nodiscard]] inline StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
                                                               std::span<const SimFlow> flows,
                                                               double tolerance = 1e-9) {
   return simulate_step(capacities_gbps, FlowStep(flows), tolerance);
 }
 
 // Steps in order; see SimResult.
-[[nodiscard]] inline absl::StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
+[[nodiscard]] inline StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
                                                         std::span<const FlowStep> steps,
                                                         const SimOptions& options = {}) {
   if (!options.step_alpha_us.empty() && options.step_alpha_us.size() != steps.size()) {
-    return absl::InvalidArgumentError(str_cat("step_alpha_us has ", options.step_alpha_us.size(),
+    return invalid_argument_error(str_cat("step_alpha_us has ", options.step_alpha_us.size(),
                                               " entries for ", steps.size(), " steps"));
   }
   if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance)) {
-    return absl::InvalidArgumentError(str_cat("tolerance=", options.tolerance, ": must be >= 0"));
+    return invalid_argument_error(str_cat("tolerance=", options.tolerance, ": must be >= 0"));
   }
   FlowSimulator sim(capacities_gbps);
-  if (absl::Status s = sim.check_capacities(); !s.ok()) return s;
+  if (Status s = sim.check_capacities(); !s.ok()) return s;
   SimResult out;
   out.link_bytes.assign(capacities_gbps.size(), 0.0);
   out.step_us.reserve(steps.size());
   for (size_t s = 0; s < steps.size(); ++s) {
     const double alpha = options.step_alpha_us.empty() ? options.alpha_us : options.step_alpha_us[s];
     if (!(alpha >= 0.0) || !std::isfinite(alpha)) {
-      return absl::InvalidArgumentError(str_cat("step ", s, ": alpha ", alpha, " us must be >= 0"));
+      return invalid_argument_error(str_cat("step ", s, ": alpha ", alpha, " us must be >= 0"));
     }
     auto r = sim.run_step(steps[s], options.tolerance, static_cast<int64_t>(s));
     if (!r.ok()) return r.status();
@@ -527,7 +525,7 @@ class FlowSimulator {
 }
 
 // Convenience: steps given as vectors of SimFlow.
-[[nodiscard]] inline absl::StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
+[[nodiscard]] inline StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
                                                         std::span<const std::vector<SimFlow>> steps,
                                                         const SimOptions& options = {}) {
   std::vector<FlowStep> flat;
@@ -537,7 +535,7 @@ class FlowSimulator {
 }
 
 // On a fabric, with capacities degraded by `failures` if given.
-[[nodiscard]] inline absl::StatusOr<SimResult> simulate(const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<SimResult> simulate(const topology::Fabric& fabric,
                                                         std::span<const FlowStep> steps,
                                                         const SimOptions& options = {},
                                                         const topology::FailureOverlay* failures =

@@ -1,7 +1,7 @@
 // railyard/topology/cluster.hpp — a Cluster: the descriptor and its Fabric,
 // the one value every algorithm takes (nothing re-parses specs past here).
 //
-//   absl::StatusOr<railyard::topology::Cluster> cluster =
+//   railyard::StatusOr<railyard::topology::Cluster> cluster =
 //       railyard::topology::make_cluster("h100-1024-2to1");
 //   if (!cluster.ok()) return cluster.status();
 //   const auto& fabric = cluster->fabric;          // explicit graph
@@ -11,7 +11,6 @@
 
 #include <string_view>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/status.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -25,7 +24,7 @@ struct Cluster {
 };
 
 // Parses `spec_text` (a spec string or preset name) and materializes its Fabric.
-[[nodiscard]] inline absl::StatusOr<Cluster> make_cluster(std::string_view spec_text) {
+[[nodiscard]] inline StatusOr<Cluster> make_cluster(std::string_view spec_text) {
   RAILYARD_ASSIGN_OR_RETURN(ClusterSpec spec, parse_cluster(spec_text));
   RAILYARD_ASSIGN_OR_RETURN(ClusterDescriptor<> descriptor, make_descriptor(spec));
   Fabric fabric = materialize(descriptor);

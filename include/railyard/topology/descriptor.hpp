@@ -32,9 +32,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/fast_div.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
 #include "railyard/topology/cluster_spec.hpp"
@@ -456,11 +456,11 @@ static_assert(Topology<ClusterDescriptor<>>);
 
 // Checks `spec` (shape and static extents) and builds a descriptor.
 template <class E = DynamicExtents>
-[[nodiscard]] absl::StatusOr<ClusterDescriptor<E>> make_descriptor(const ClusterSpec& spec) {
+[[nodiscard]] StatusOr<ClusterDescriptor<E>> make_descriptor(const ClusterSpec& spec) {
   const ShapeResult r = derive_shape(spec);
-  if (!r.ok()) return absl::InvalidArgumentError(describe_problem(spec, r));
+  if (!r.ok()) return invalid_argument_error(describe_problem(spec, r));
   auto mismatch = [](std::string_view key, int32_t value, int32_t fixed) {
-    return absl::InvalidArgumentError(str_cat(key, "=", value,
+    return invalid_argument_error(str_cat(key, "=", value,
                                               ": does not match the compile-time extent ", fixed,
                                               " of this descriptor type"));
   };

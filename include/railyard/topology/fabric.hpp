@@ -30,11 +30,11 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/types/span.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -55,7 +55,7 @@ struct Path {
   std::array<LinkId, kMaxPathHops> links{};
   int8_t hops = 0;
 
-  [[nodiscard]] absl::Span<const LinkId> view() const { return {links.data(), size_t(hops)}; }
+  [[nodiscard]] std::span<const LinkId> view() const { return {links.data(), size_t(hops)}; }
   void push(LinkId l) { links[static_cast<size_t>(hops++)] = l; }
   friend bool operator==(const Path& a, const Path& b) {
     return std::equal(a.view().begin(), a.view().end(), b.view().begin(), b.view().end());
@@ -86,7 +86,7 @@ class Fabric {
   [[nodiscard]] static bool is_up(LinkId l) { return (l.value() & 1) == 0; }
 
   // Links leaving `n`, in increasing link id.
-  [[nodiscard]] absl::Span<const LinkId> out_links(NodeId n) const {
+  [[nodiscard]] std::span<const LinkId> out_links(NodeId n) const {
     const auto b = static_cast<size_t>(out_begin_[idx(n)]);
     const auto e = static_cast<size_t>(out_begin_[idx(n) + 1]);
     return {out_links_.data() + b, e - b};

@@ -20,7 +20,6 @@
 #include <string_view>
 #include <system_error>
 
-#include "absl/status/status.h"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -28,7 +27,7 @@
 
 namespace railyard::topology {
 
-[[nodiscard]] inline absl::Status apply_failures(const topology::Fabric& f, std::string_view text,
+[[nodiscard]] inline Status apply_failures(const topology::Fabric& f, std::string_view text,
                                                  topology::FailureOverlay& overlay) {
   if (!f.has_descriptor())
     return invalid_field("down", text, "failures need a fabric built from a cluster spec");
@@ -82,7 +81,7 @@ namespace railyard::topology {
     overlay.set_cable_fraction(kind == "leaf" ? f.leaf_uplink(sw, j) : f.spine_uplink(sw, j),
                                fraction);
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 }  // namespace railyard::topology

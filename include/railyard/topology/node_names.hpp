@@ -21,8 +21,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -42,7 +40,7 @@ class NodeNamer {
   // braces, unknown placeholder, bad width, no placeholder at all, characters
   // that schedulers reject in host names (anything but letters, digits, '-',
   // '_' and '.').
-  [[nodiscard]] static absl::StatusOr<NodeNamer> parse(std::string_view pattern) {
+  [[nodiscard]] static StatusOr<NodeNamer> parse(std::string_view pattern) {
     NodeNamer namer;
     namer.pattern_ = std::string(pattern);
     std::string literal;
@@ -152,7 +150,7 @@ class NodeNamer {
 
   // The pattern must give every host its own name; error names the first clash.
   template <class E>
-  [[nodiscard]] absl::Status check(const topology::ClusterDescriptor<E>& d) const {
+  [[nodiscard]] Status check(const topology::ClusterDescriptor<E>& d) const {
     std::vector<std::string> sorted = names(d);
     std::sort(sorted.begin(), sorted.end());
     const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
@@ -160,7 +158,7 @@ class NodeNamer {
       return invalid_field(kKey, pattern_,
                            str_cat("two hosts would both be named '", *dup,
                                    "'; include {host}, or {su} with {slot}"));
-    return absl::OkStatus();
+    return ok_status();
   }
 
  private:

@@ -14,7 +14,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -26,7 +25,7 @@ namespace railyard::topology {
 // Parses a spec string or preset name into a valid ClusterSpec. Errors name the
 // key and value: unknown key, missing required key, non-numeric, zero or negative,
 // and inconsistent values (see ShapeProblem in shape.hpp).
-[[nodiscard]] inline absl::StatusOr<ClusterSpec> parse_cluster(std::string_view text) {
+[[nodiscard]] inline StatusOr<ClusterSpec> parse_cluster(std::string_view text) {
   for (const Preset& preset : kPresets)
     if (text == preset.name) return parse_cluster(preset.spec);
 
@@ -41,7 +40,7 @@ namespace railyard::topology {
   if (!known_kind) {
     std::string names;
     for (const Preset& preset : kPresets) str_append(names, names.empty() ? "" : ", ", preset.name);
-    return absl::InvalidArgumentError(str_cat("'", reader.kind(),
+    return invalid_argument_error(str_cat("'", reader.kind(),
                                               "': unknown cluster kind or preset (kinds: "
                                               "rail_fat_tree, tor_fat_tree, rail_only; presets: ",
                                               names, ")"));

@@ -33,7 +33,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/status.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/cluster_spec.hpp"
@@ -315,11 +314,11 @@ namespace detail {
   return "unknown shape problem";
 }
 
-// absl::Status form of derive_shape(): OK or InvalidArgument with describe_problem().
-[[nodiscard]] inline absl::Status check_shape(const ClusterSpec& s) {
+// railyard::Status form of derive_shape(): OK or InvalidArgument with describe_problem().
+[[nodiscard]] inline Status check_shape(const ClusterSpec& s) {
   const ShapeResult r = derive_shape(s);
-  if (r.ok()) return absl::OkStatus();
-  return absl::InvalidArgumentError(describe_problem(s, r));
+  if (r.ok()) return ok_status();
+  return invalid_argument_error(describe_problem(s, r));
 }
 
 }  // namespace railyard::topology

@@ -30,7 +30,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/node_names.hpp"
@@ -67,7 +66,7 @@ inline std::string padded_name(std::string_view prefix, int64_t n, int64_t count
 // The scheduler's view of a descriptor's cluster (rules above). Fails only when
 // `namer` gives two hosts the same name.
 template <class E>
-[[nodiscard]] absl::StatusOr<SwitchTree> switch_tree(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] StatusOr<SwitchTree> switch_tree(const topology::ClusterDescriptor<E>& d,
                                                      const NodeNamer& namer) {
   RAILYARD_RETURN_IF_ERROR(namer.check(d));
   SwitchTree tree;
@@ -115,7 +114,7 @@ struct LinkSpeeds {
 // switches hold hosts and no switches, upper ones switches and no hosts; every
 // child exactly one level down; each host under exactly one leaf-level switch;
 // unique switch and host names; no empty switch. Errors name the switch or host.
-[[nodiscard]] inline absl::Status validate_tree(const SwitchTree& tree) {
+[[nodiscard]] inline Status validate_tree(const SwitchTree& tree) {
   const auto host_count = static_cast<int32_t>(tree.hosts.size());
   std::vector<int32_t> leaf_of_host(tree.hosts.size(), -1);
   std::vector<std::string_view> names;
@@ -123,21 +122,21 @@ struct LinkSpeeds {
     const SwitchTree::Switch& sw = tree.switches[i];
     names.push_back(sw.name);
     if (sw.level < 1 || sw.level > topology::kMaxLevel)
-      return absl::InvalidArgumentError(str_cat("switch ", sw.name, ": level ", sw.level,
+      return invalid_argument_error(str_cat("switch ", sw.name, ": level ", sw.level,
                                                 " (railyard fabrics have 1 to 3 switch levels)"));
     if (sw.hosts.empty() && sw.children.empty())
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("switch ", sw.name, ": empty (no hosts, no switches)"));
     if (sw.level == 1 && !sw.children.empty())
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("switch ", sw.name, ": a leaf-level switch cannot hold switches"));
     if (sw.level > 1 && !sw.hosts.empty())
-      return absl::InvalidArgumentError(str_cat("switch ", sw.name, ": holds hosts and switches"));
+      return invalid_argument_error(str_cat("switch ", sw.name, ": holds hosts and switches"));
     for (int32_t h : sw.hosts) {
       if (h < 0 || h >= host_count)
-        return absl::InvalidArgumentError(str_cat("switch ", sw.name, ": unknown host index ", h));
+        return invalid_argument_error(str_cat("switch ", sw.name, ": unknown host index ", h));
       if (leaf_of_host[static_cast<size_t>(h)] >= 0)
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat("host ", tree.hosts[static_cast<size_t>(h)], ": under two leaf switches (",
                     tree.switches[static_cast<size_t>(leaf_of_host[static_cast<size_t>(h)])].name,
                     " and ", sw.name, ")"));
@@ -145,25 +144,25 @@ struct LinkSpeeds {
     }
     for (int32_t c : sw.children) {
       if (c < 0 || static_cast<size_t>(c) >= tree.switches.size())
-        return absl::InvalidArgumentError(str_cat("switch ", sw.name, ": unknown child index ", c));
+        return invalid_argument_error(str_cat("switch ", sw.name, ": unknown child index ", c));
       const SwitchTree::Switch& child = tree.switches[static_cast<size_t>(c)];
       if (child.level != sw.level - 1)
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat("switch ", sw.name, ": child ", child.name, " is at level ", child.level,
                     ", not ", sw.level - 1, " (railyard needs a layered tree)"));
     }
   }
   for (int32_t h = 0; h < host_count; ++h)
     if (leaf_of_host[static_cast<size_t>(h)] < 0)
-      return absl::InvalidArgumentError(
+      return invalid_argument_error(
           str_cat("host ", tree.hosts[static_cast<size_t>(h)], ": under no leaf switch"));
   std::vector<std::string_view> host_names(tree.hosts.begin(), tree.hosts.end());
   for (auto* list : {&names, &host_names}) {
     std::sort(list->begin(), list->end());
     if (auto dup = std::adjacent_find(list->begin(), list->end()); dup != list->end())
-      return absl::InvalidArgumentError(str_cat("name ", *dup, ": used twice"));
+      return invalid_argument_error(str_cat("name ", *dup, ": used twice"));
   }
-  return absl::OkStatus();
+  return ok_status();
 }
 
 // Builds the Fabric of a scheduler tree: one NIC-port node per host (named after
@@ -171,7 +170,7 @@ struct LinkSpeeds {
 // leaf/spine/core, one cable per host and per parent-child pair. Errors: what
 // validate_tree() rejects, or a link speed that is not a positive finite number
 // (InvalidArgument naming host_gbps, leaf_up_gbps or spine_up_gbps and the value).
-[[nodiscard]] inline absl::StatusOr<topology::Fabric> fabric_from_tree(const SwitchTree& tree,
+[[nodiscard]] inline StatusOr<topology::Fabric> fabric_from_tree(const SwitchTree& tree,
                                                                        const LinkSpeeds& speeds) {
   // The speeds come from the user (flags, plugin options), not the file: a zero,
   // negative or NaN capacity would reach every bandwidth figure as nonsense.
@@ -212,7 +211,7 @@ struct LinkSpeeds {
 // leaf (what fabric_from_tree builds): the inverse of fabric_from_tree, so
 // import -> export is lossless. Fails, naming the host, for a host on several
 // leaves (a materialized rail-optimized fabric: use switch_tree(descriptor)).
-[[nodiscard]] inline absl::StatusOr<SwitchTree> switch_tree(const topology::Fabric& f) {
+[[nodiscard]] inline StatusOr<SwitchTree> switch_tree(const topology::Fabric& f) {
   using topology::NodeKind;
   SwitchTree tree;
   std::vector<int32_t> host_index(static_cast<size_t>(f.node_count()), -1);

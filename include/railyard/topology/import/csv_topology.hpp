@@ -4,10 +4,10 @@
 // the spine's core. Import builds a SwitchTree (then fabric_from_tree() gives
 // the Fabric); export writes the same form back.
 //
-//   absl::StatusOr<railyard::topology::SwitchTree> tree =
+//   railyard::StatusOr<railyard::topology::SwitchTree> tree =
 //       railyard::topology::csv_topology_from_text("host,leaf,spine\nn0,l0,s0\nn1,l1,s0\n");
 //   auto fabric = railyard::topology::fabric_from_tree(*tree, railyard::topology::LinkSpeeds{});
-//   absl::StatusOr<std::string> csv = railyard::exports::csv_topology_from_tree(*tree);  // same text
+//   railyard::StatusOr<std::string> csv = railyard::exports::csv_topology_from_tree(*tree);  // same text
 //
 // Input rules:
 // * Lines end in LF or CRLF; a UTF-8 byte-order mark at the very start is
@@ -44,8 +44,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/switch_tree.hpp"
@@ -178,7 +176,7 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
 // Reads `host,leaf,spine[,core]` rows (rules in the header comment) into a
 // SwitchTree with 2 (three columns) or 3 (four columns) switch levels. The
 // result passes validate_tree(). Complexity O(text size x log names).
-[[nodiscard]] inline absl::StatusOr<SwitchTree> csv_topology_from_text(std::string_view text) {
+[[nodiscard]] inline StatusOr<SwitchTree> csv_topology_from_text(std::string_view text) {
   using detail::csv_quoted;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   struct Name {
@@ -199,7 +197,7 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
   int first_row_line = 0;  // the header or first data row: sets the column count
   int line_no = 0;
   auto error = [&](std::string_view role, std::string_view token, std::string_view problem) {
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("line ", line_no, ": ", role, " ", csv_quoted(token), ": ", problem));
   };
   for (std::string_view raw : split(text, '\n')) {
@@ -213,12 +211,12 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
     const bool is_header = header_like && first_row_line == 0;
     if (columns == 0) {
       if (fields.size() != 3 && fields.size() != 4)
-        return absl::InvalidArgumentError(
+        return invalid_argument_error(
             str_cat("line ", line_no, ": row ", csv_quoted(line), ": ", fields.size(),
                     " fields; expected host,leaf,spine or host,leaf,spine,core"));
       columns = fields.size();
     } else if (fields.size() != columns) {
-      return absl::InvalidArgumentError(str_cat("line ", line_no, ": row ", csv_quoted(line), ": ",
+      return invalid_argument_error(str_cat("line ", line_no, ": row ", csv_quoted(line), ": ",
                                                 fields.size(), " fields; line ", first_row_line,
                                                 " has ", columns));
     }
@@ -275,7 +273,7 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
     leaf_of_host.push_back(leaf);
   }
   if (hosts.empty())
-    return absl::InvalidArgumentError(
+    return invalid_argument_error(
         str_cat("line ", line_no, ": no host rows (only blank lines, comments or a header)"));
 
   SwitchTree tree;
@@ -298,7 +296,7 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
 }
 
 // csv_topology_from_text() then fabric_from_tree().
-[[nodiscard]] inline absl::StatusOr<topology::Fabric> fabric_from_csv(std::string_view text,
+[[nodiscard]] inline StatusOr<topology::Fabric> fabric_from_csv(std::string_view text,
                                                                       const LinkSpeeds& speeds) {
   RAILYARD_ASSIGN_OR_RETURN(SwitchTree tree, csv_topology_from_text(text));
   return fabric_from_tree(tree, speeds);

@@ -18,7 +18,7 @@
 //   backslashes continues on the next (_strip_continuation); blank lines are skipped.
 // * Names and hostlists as in io/hostlist.hpp.
 // railyard is stricter than Slurm where Slurm would log and guess; every error is
-// an absl::Status "topology.conf line N: <token>: <problem>", and nothing else is
+// an Status "topology.conf line N: <token>: <problem>", and nothing else is
 // returned:
 // * non-UTF-8 bytes or control characters; a line not of Key=Value pairs; unknown
 //   keys (BlockName/BlockSizes: a topology/block file); a key twice on one line;
@@ -54,8 +54,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/hostlist.hpp"
@@ -69,8 +67,8 @@ inline constexpr size_t kMaxSwitchNameLength = 64;
 
 namespace detail {
 
-inline absl::Status conf_error(int line, std::string_view token, std::string_view problem) {
-  return absl::InvalidArgumentError(
+inline Status conf_error(int line, std::string_view token, std::string_view problem) {
+  return invalid_argument_error(
       str_cat("topology.conf line ", line, ": ", token, ": ", problem));
 }
 
@@ -211,7 +209,7 @@ struct ConfPair {
   int line = 0;
 };
 
-inline absl::StatusOr<std::vector<ConfPair>> split_pairs(const LogicalLine& ll) {
+inline StatusOr<std::vector<ConfPair>> split_pairs(const LogicalLine& ll) {
   std::vector<ConfPair> pairs;
   const std::string& s = ll.text;
   size_t i = 0;
@@ -317,7 +315,7 @@ struct ConfSwitch {
 // Reads a topology.conf for topology/tree (rules in the overview). Returns the
 // tree, valid per validate_tree(), or an error naming the line and the token.
 // O(file size + names x log names).
-[[nodiscard]] inline absl::StatusOr<SwitchTree> slurm_topology_from_conf(std::string_view text) {
+[[nodiscard]] inline StatusOr<SwitchTree> slurm_topology_from_conf(std::string_view text) {
   using detail::conf_error;
   if (const size_t bad = detail::first_bad_byte(text); bad != std::string_view::npos) {
     const int line = 1 + static_cast<int>(std::count(
@@ -414,7 +412,7 @@ struct ConfSwitch {
     switches.push_back(std::move(sw));
   }
   if (switches.empty())
-    return absl::InvalidArgumentError("topology.conf: no switches (no SwitchName= lines)");
+    return invalid_argument_error("topology.conf: no switches (no SwitchName= lines)");
 
   // Resolve child switch names.
   for (auto& sw : switches) {
@@ -522,19 +520,19 @@ struct ConfSwitch {
   }
   // The checks above cover validate_tree's rules; keep it as the final word and
   // point at the switch's line if it ever disagrees.
-  if (absl::Status s = validate_tree(tree); !s.ok()) {
+  if (Status s = validate_tree(tree); !s.ok()) {
     const std::string message(s.message());
     for (const auto& sw : switches)
       if (message.rfind(str_cat("switch ", sw.name, ":"), 0) == 0)
         return conf_error(sw.line, str_cat("SwitchName=", sw.name), message);
-    return absl::InvalidArgumentError(str_cat("topology.conf: ", message));
+    return invalid_argument_error(str_cat("topology.conf: ", message));
   }
   return tree;
 }
 
 // The Fabric of a topology.conf: slurm_topology_from_conf() then
 // fabric_from_tree() with `speeds` (Slurm files carry no usable link speeds).
-[[nodiscard]] inline absl::StatusOr<topology::Fabric> slurm_fabric_from_conf(
+[[nodiscard]] inline StatusOr<topology::Fabric> slurm_fabric_from_conf(
     std::string_view text, const LinkSpeeds& speeds) {
   RAILYARD_ASSIGN_OR_RETURN(SwitchTree tree, slurm_topology_from_conf(text));
   return fabric_from_tree(tree, speeds);
