@@ -24,7 +24,6 @@ static_assert(kH100.path_count({HostId{0}, NicIndex{0}}, {HostId{1}, NicIndex{0}
 static_assert(kH100.path_count({HostId{0}, NicIndex{0}}, {HostId{32}, NicIndex{0}}) == 16 * 2 * 2);
 static_assert(kH100.path_count({HostId{0}, NicIndex{0}}, {HostId{0}, NicIndex{0}}) == 0);
 static_assert(kH100.shape().leaf_spine_links() == 1024);
-static_assert(Topology<decltype(kH100)>);
 
 constexpr auto kNvl72 =
     static_descriptor<Extents<4, 4, 18, 1>>({.hosts = 144, .scale_up = 72, .nvlink_gbps = 7200});

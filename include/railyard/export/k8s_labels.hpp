@@ -112,9 +112,8 @@ struct K8sLabeling {
 // NVLink domain name per host: `nvl<N>` (N zero-padded to the widest domain
 // number) when a domain spans several hosts, else "" (no domain label; see the
 // header comment).
-template <class E>
-[[nodiscard]] std::vector<std::string> nvlink_domain_names(
-    const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline std::vector<std::string> nvlink_domain_names(
+    const topology::ClusterDescriptor<>& d) {
   std::vector<std::string> out(static_cast<size_t>(d.hosts()));
   if (d.hosts_per_domain() <= 1) return out;
   const int64_t domains = d.hosts() / d.hosts_per_domain();
@@ -366,9 +365,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 
 // The NVLink domain names of a tree built from `d` (switch_tree(d, namer));
 // fails when the tree's host count differs from d's.
-template <class E>
-[[nodiscard]] StatusOr<std::vector<std::string>> domains_for_tree(
-    const topology::SwitchTree& tree, const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline StatusOr<std::vector<std::string>> domains_for_tree(
+    const topology::SwitchTree& tree, const topology::ClusterDescriptor<>& d) {
   if (static_cast<int64_t>(tree.hosts.size()) != d.hosts())
     return invalid_argument_error(
         str_cat("switch tree has ", tree.hosts.size(), " hosts, the cluster ", d.hosts()));
@@ -376,9 +374,8 @@ template <class E>
 }
 
 // For a tree built from `d`: the NVLink domains come from the descriptor.
-template <class E>
-[[nodiscard]] StatusOr<std::string> k8s_labels_yaml(const topology::SwitchTree& tree,
-                                                          const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<std::string> k8s_labels_yaml(const topology::SwitchTree& tree,
+                                                          const topology::ClusterDescriptor<>& d,
                                                           const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));
   return k8s_labels_yaml(tree, domains, options);
@@ -392,9 +389,8 @@ template <class E>
   return k8s_label_script(labeling);
 }
 
-template <class E>
-[[nodiscard]] StatusOr<std::string> k8s_label_script(const topology::SwitchTree& tree,
-                                                           const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<std::string> k8s_label_script(const topology::SwitchTree& tree,
+                                                           const topology::ClusterDescriptor<>& d,
                                                            const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));
   return k8s_label_script(tree, domains, options);

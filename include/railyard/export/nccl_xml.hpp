@@ -326,8 +326,7 @@ class XmlOut {
 // [60, 1000), a malformed nic_class, bus id lists of the wrong length, malformed or
 // duplicated, or a host needing more than kNcclTopoXmlMaxNodes elements.
 // Complexity: O(GPUs + NIC ports + CPU threads) per call.
-template <class E>
-[[nodiscard]] StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<>& d,
                                                             const NcclXmlOptions& opt) {
   auto bad = [](std::string_view key, const auto& value, std::string_view why) {
     return invalid_argument_error(str_cat(key, "=", value, ": ", why));

@@ -68,8 +68,7 @@ struct BlockPlan {
 inline constexpr int kMaxBlockLevel = 15;
 
 // The block plan of a descriptor's cluster. O(blocks).
-template <class E>
-[[nodiscard]] BlockPlan block_plan(const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline BlockPlan block_plan(const topology::ClusterDescriptor<>& d) {
   BlockPlan plan;
   const bool domains = d.hosts_per_domain() > 1;
   plan.base = domains ? BlockPlan::Base::kNvlinkDomain : BlockPlan::Base::kScalableUnit;
@@ -180,9 +179,8 @@ inline std::string yaml_scalar(std::string_view s) {
 
 // topology.conf for topology/block. Preconditions: `tree` names the hosts of `d`
 // (switch_tree(d, namer)), so tree.hosts.size() == d.hosts().
-template <class E>
-[[nodiscard]] std::string slurm_block_conf(const topology::SwitchTree& tree,
-                                           const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline std::string slurm_block_conf(const topology::SwitchTree& tree,
+                                           const topology::ClusterDescriptor<>& d) {
   assert(tree.hosts.size() == static_cast<size_t>(d.hosts()));
   const BlockPlan plan = block_plan(d);
   std::string out = str_cat(
@@ -197,9 +195,8 @@ template <class E>
 
 // topology.yaml (Slurm 25.05+) with a `tree` topology (the cluster default) and a
 // `block` topology. Preconditions as for slurm_topology_conf and slurm_block_conf.
-template <class E>
-[[nodiscard]] std::string slurm_topology_yaml(const topology::SwitchTree& tree,
-                                              const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline std::string slurm_topology_yaml(const topology::SwitchTree& tree,
+                                              const topology::ClusterDescriptor<>& d) {
   assert(tree.hosts.size() == static_cast<size_t>(d.hosts()));
   const BlockPlan plan = block_plan(d);
   std::string out = str_cat("# topology.yaml for Slurm 25.05+, written by railyard ", kVersion,

@@ -325,9 +325,8 @@ inline bool plan_is_plan_key(std::string_view key) {
 // Errors (InvalidArgument) name the job and the key, e.g. "job 'moe': tp=16:
 // larger than the 8-GPU NVLink domain", "job 'a': gpus=64 but the plan has 32
 // ranks", "job 'x y': name: only letters, digits, '.', '_' and '-'".
-template <class E>
-[[nodiscard]] StatusOr<std::vector<PlanJob>> parse_plan_jobs(
-    std::string_view text, const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline StatusOr<std::vector<PlanJob>> parse_plan_jobs(
+    std::string_view text, const topology::ClusterDescriptor<>& d) {
   std::vector<PlanJob> out;
   int32_t index = 0;
   for (std::string_view raw : split(text, ';')) {
@@ -423,9 +422,8 @@ template <class E>
 
 // Replays `trace` under first_fit up to its last arrival (see the overview).
 // Errors: more jobs running at once than there are partition ids (as replay()).
-template <class E>
-[[nodiscard]] StatusOr<PlanBackground> replay_background(
-    const topology::ClusterDescriptor<E>& d, std::span<const placement::TraceJob> trace) {
+[[nodiscard]] inline StatusOr<PlanBackground> replay_background(
+    const topology::ClusterDescriptor<>& d, std::span<const placement::TraceJob> trace) {
   using placement::Allocator;
   using placement::JobId;
   PlanBackground bg;
@@ -491,9 +489,8 @@ template <class E>
 // The default scenario: kDefaultPlanTrace, then kDefaultPlanJobs, on `cluster`
 // (the spec text, for reports). Errors only if the mix does not suit the
 // cluster (parse_plan_jobs).
-template <class E>
-[[nodiscard]] StatusOr<PlanScenario> default_plan_scenario(
-    const topology::ClusterDescriptor<E>& d, std::string cluster = "h100-1024-2to1") {
+[[nodiscard]] inline StatusOr<PlanScenario> default_plan_scenario(
+    const topology::ClusterDescriptor<>& d, std::string cluster = "h100-1024-2to1") {
   PlanScenario s;
   s.cluster = std::move(cluster);
   RAILYARD_ASSIGN_OR_RETURN(s.background, placement::parse_job_trace(kDefaultPlanTrace));
@@ -543,9 +540,8 @@ inline int32_t plan_most_hosts_per_group(
 // held (by one-host placeholder jobs of one tenant, named "#busy<i>", which no
 // mix job can be called). The Allocator cannot take given hosts, so every host is
 // taken by a placeholder and the placeholders on free hosts are released.
-template <class E>
-StatusOr<placement::Allocator> plan_allocator_with_busy(
-    const topology::ClusterDescriptor<E>& d, placement::Policy policy,
+inline StatusOr<placement::Allocator> plan_allocator_with_busy(
+    const topology::ClusterDescriptor<>& d, placement::Policy policy,
     const std::vector<char>& busy) {
   placement::AllocatorOptions options;
   options.policy = policy;

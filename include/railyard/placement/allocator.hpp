@@ -176,8 +176,7 @@ namespace detail {
 class Allocator {
  public:
   // Precondition: options.partitions is valid (see make_allocator()).
-  template <class E>
-  explicit Allocator(const topology::ClusterDescriptor<E>& desc, AllocatorOptions options = {})
+  explicit Allocator(const topology::ClusterDescriptor<>& desc, AllocatorOptions options = {})
       : options_(options),
         hosts_(desc.hosts()),
         gpus_per_host_(desc.gpus_per_host()),
@@ -309,8 +308,7 @@ class Allocator {
 
 // Checks the options against the cluster and builds an Allocator. Errors name
 // the field: partitions must satisfy 1 <= first <= last <= 65535.
-template <class E>
-[[nodiscard]] StatusOr<Allocator> make_allocator(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline StatusOr<Allocator> make_allocator(const topology::ClusterDescriptor<>& desc,
                                                        AllocatorOptions options = {}) {
   const PartitionRange r = options.partitions;
   if (r.first < 1 || r.last > 0xffff || r.first > r.last)

@@ -102,8 +102,7 @@ namespace detail {
 struct HostPlace {
   int32_t host, su, pod, leaf, domain;
 };
-template <class E>
-HostPlace host_place(const topology::ClusterDescriptor<E>& d, HostId h) {
+inline HostPlace host_place(const topology::ClusterDescriptor<>& d, HostId h) {
   return {h.value(), d.su_of(h).value(), d.pod_of(h).value(), d.leaf_of(h, RailId{0}).value(),
           d.domain_of(h)};
 }
@@ -115,8 +114,8 @@ inline Tier meeting_tier(const HostPlace& a, const HostPlace& b, bool tor) {
 
 // The traffic model over any rank -> (host place, GPU) lookup. `place(r)` returns
 // a HostPlace, `gpu(r)` the GPU index of rank r.
-template <class E, class PlaceOf, class GpuOf>
-TrafficReport traffic_of(const topology::ClusterDescriptor<E>& d, const ParallelPlan& plan,
+template <class PlaceOf, class GpuOf>
+TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelPlan& plan,
                          PlaceOf&& place, GpuOf&& gpu) {
   TrafficReport report;
   const bool tor = d.kind() == topology::Kind::kTorFatTree;
@@ -184,15 +183,13 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<E>& d, const Parallel
 }  // namespace detail
 
 // The tier where two GPUs meet (see the traffic model above).
-template <class E>
-[[nodiscard]] Tier meeting_tier(const topology::ClusterDescriptor<E>& d, Device a, Device b) {
+[[nodiscard]] inline Tier meeting_tier(const topology::ClusterDescriptor<>& d, Device a, Device b) {
   return detail::meeting_tier(detail::host_place(d, a.host), detail::host_place(d, b.host),
                               d.kind() == topology::Kind::kTorFatTree);
 }
 
 // Traffic of an arbitrary rank -> device map (index = rank).
-template <class E>
-[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline TrafficReport traffic(const topology::ClusterDescriptor<>& d,
                                     const ParallelPlan& plan,
                                     std::span<const Device> device_of_rank) {
   std::vector<detail::HostPlace> places;
@@ -205,8 +202,7 @@ template <class E>
 }
 
 // Traffic of a placement: rank r on hosts[r / gpus_per_host], GPU r % gpus_per_host.
-template <class E>
-[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline TrafficReport traffic(const topology::ClusterDescriptor<>& d,
                                     const JobPlacement& p) {
   std::vector<detail::HostPlace> places;
   places.reserve(p.hosts.size());
@@ -222,8 +218,7 @@ template <class E>
 // GPUs of `hosts` (hosts ids in range, none twice; empty `hosts` means the first
 // world / gpus_per_host hosts, which must exist), and TP fits and divides an
 // NVLink domain. Returns the host list to use.
-template <class E>
-[[nodiscard]] StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<>& d,
                                                             const ParallelPlan& plan,
                                                             std::span<const int32_t> hosts) {
   const int64_t gpus_per_host = d.gpus_per_host();
@@ -268,8 +263,7 @@ template <class E>
 
 // Ranks numbered as the user asked: hosts in the order given (host-id order
 // when none are given), the plan's own order string.
-template <class E>
-[[nodiscard]] StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<>& d,
                                                        const ParallelPlan& plan,
                                                        std::span<const int32_t> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<HostId> list, job_hosts(d, plan, hosts));
@@ -282,8 +276,7 @@ namespace detail {
 // designs) and NVLink domains, then host id. Contiguous groups keep
 // consecutive ranks low in the tree; big groups first keep blocks of ranks
 // aligned with them when group sizes are uneven.
-template <class E>
-std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<E>& d,
+inline std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<>& d,
                                         std::vector<HostId> hosts) {
   using Key = std::array<int32_t, 4>;  // pod, SU, leaf, domain
   auto key = [&](HostId h) {
@@ -338,8 +331,7 @@ std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<E>& d,
 }
 
 // railyard's ordering (see the header comment). Errors as job_hosts().
-template <class E>
-[[nodiscard]] StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<>& d,
                                                        const ParallelPlan& plan,
                                                        std::span<const int32_t> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(const std::vector<HostId> given, job_hosts(d, plan, hosts));

@@ -181,8 +181,7 @@ inline constexpr double kMaxTraceSeconds = 1e12;
 // Jobs that cannot run on this cluster are reported in `rejected`, not as
 // errors. Errors: invalid options (make_allocator()), or more jobs running at
 // once than options.partitions has ids (each job is its own tenant).
-template <class E>
-[[nodiscard]] StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<>& desc,
                                                   std::span<const TraceJob> jobs,
                                                   AllocatorOptions options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
@@ -262,9 +261,8 @@ template <class E>
 }
 
 // replay() under best_fit, first_fit and random (in that order), the same seed.
-template <class E>
-[[nodiscard]] StatusOr<std::vector<ReplayReport>> replay_policies(
-    const topology::ClusterDescriptor<E>& desc, std::span<const TraceJob> jobs,
+[[nodiscard]] inline StatusOr<std::vector<ReplayReport>> replay_policies(
+    const topology::ClusterDescriptor<>& desc, std::span<const TraceJob> jobs,
     uint64_t seed = 1) {
   std::vector<ReplayReport> reports;
   for (Policy p : kAllPolicies) {
@@ -388,8 +386,7 @@ struct PlaceResult {
 // still fit). Errors (Status; exit 2 in the CLI), naming the job and the key:
 // anything parse_job_list() rejects, gpus not a positive multiple of
 // gpus_per_host, a job larger than the whole cluster.
-template <class E>
-[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                      std::string_view jobs_text,
                                                      AllocatorOptions options) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<JobRequest> jobs, parse_job_list(jobs_text));
@@ -424,8 +421,7 @@ template <class E>
   return result;
 }
 
-template <class E>
-[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                      std::string_view jobs_text,
                                                      Policy policy = Policy::kBestFit) {
   AllocatorOptions options;

@@ -25,8 +25,7 @@
 
 namespace railyard::report {
 
-template <class E>
-[[nodiscard]] std::string inventory_json(const topology::ClusterDescriptor<E>& d, int indent = 2) {
+[[nodiscard]] inline std::string inventory_json(const topology::ClusterDescriptor<>& d, int indent = 2) {
   using topology::SwitchTier;
   const topology::Inventory inv = topology::inventory(d);
   JsonWriter w(indent);
@@ -77,8 +76,7 @@ template <class E>
   return std::move(w).line();
 }
 
-template <class E>
-[[nodiscard]] std::string inventory_text(const topology::ClusterDescriptor<E>& d) {
+[[nodiscard]] inline std::string inventory_text(const topology::ClusterDescriptor<>& d) {
   using topology::SwitchTier;
   const topology::Inventory inv = topology::inventory(d);
   const topology::ClusterSpec& s = d.spec();

@@ -57,8 +57,7 @@ inline std::string gib(double bytes) {
 }
 }  // namespace detail
 
-template <class E>
-[[nodiscard]] std::string order_json(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline std::string order_json(const topology::ClusterDescriptor<>& d,
                                      const placement::JobPlacement& ours,
                                      const placement::JobPlacement& naive, int indent = 2) {
   JsonWriter w(indent);
@@ -89,8 +88,7 @@ template <class E>
   return std::move(w).line();
 }
 
-template <class E>
-[[nodiscard]] std::string order_text(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline std::string order_text(const topology::ClusterDescriptor<>& d,
                                      const placement::JobPlacement& ours,
                                      const placement::JobPlacement& naive) {
   const placement::TrafficReport t = placement::traffic(d, ours);

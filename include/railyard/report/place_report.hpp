@@ -76,8 +76,7 @@ namespace railyard::report {
 
 // One line per job (hosts as compact ranges, SUs), then a map of the SUs: one
 // character per host, the job's letter (a, b, ... in input order) or '.' free.
-template <class E>
-[[nodiscard]] std::string place_text(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline std::string place_text(const topology::ClusterDescriptor<>& d,
                                      const placement::PlaceResult& r) {
   std::string out;
   std::vector<char> mark(static_cast<size_t>(d.hosts()), '.');

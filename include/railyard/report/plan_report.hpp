@@ -83,8 +83,7 @@ inline std::string plan_su_row(const std::vector<int32_t>& owner, int32_t su, in
 }
 
 // The SUs the text map shows: all of them when few, else those any mix job uses.
-template <class E>
-std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<E>& d, const pipeline::PlanResult& r) {
+inline std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
   std::vector<int32_t> sus;
   for (int32_t su = 0; su < d.sus(); ++su) {
     bool used = static_cast<size_t>(d.sus()) <= kPlanMapAllSus;
@@ -180,8 +179,7 @@ inline std::string plan_pad(std::string s, size_t width, bool right = false) {
 }
 
 // The one-screen text report (see the overview).
-template <class E>
-[[nodiscard]] std::string plan_text(const topology::ClusterDescriptor<E>& d, const pipeline::PlanResult& r) {
+[[nodiscard]] inline std::string plan_text(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
   using detail::plan_pad;
   std::string out;
   const topology::ClusterSpec& spec = d.spec();
@@ -296,8 +294,7 @@ template <class E>
 }
 
 // plan.json (see the overview for the keys).
-template <class E>
-[[nodiscard]] std::string plan_json(const topology::ClusterDescriptor<E>& d, const pipeline::PlanResult& r,
+[[nodiscard]] inline std::string plan_json(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r,
                                     uint64_t seed = 1, int indent = 2) {
   using detail::simulate_round;
   JsonWriter w(indent);

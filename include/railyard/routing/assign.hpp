@@ -172,8 +172,7 @@ namespace detail {
   return str_cat("host", p.host.value(), ".nic", p.nic.value(), ".p", p.plane.value());
 }
 
-template <class E>
-[[nodiscard]] bool port_exists(const topology::ClusterDescriptor<E>& d, NicPort p) {
+[[nodiscard]] inline bool port_exists(const topology::ClusterDescriptor<>& d, NicPort p) {
   return p.host.value() >= 0 && p.host.value() < d.hosts() && p.nic.value() >= 0 &&
          p.nic.value() < d.nics_per_host() && p.plane.value() >= 0 && p.plane.value() < d.planes();
 }
@@ -181,8 +180,7 @@ template <class E>
 // The boundary check shared by assign_paths and ecmp_paths: the fabric belongs
 // to the descriptor, every flow names existing, distinct ports joined by a path,
 // and carries a finite, non-negative byte count.
-template <class E>
-[[nodiscard]] Status check_flows(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline Status check_flows(const topology::ClusterDescriptor<>& d,
                                        const topology::Fabric& fabric, std::span<const Flow> flows,
                                        const topology::FailureOverlay* failures) {
   if (!fabric.has_descriptor())
@@ -572,8 +570,7 @@ inline PathPlan finish_plan(const topology::Fabric& fabric, std::span<const Flow
 }
 
 // Saturating product of the flows' route counts.
-template <class E>
-[[nodiscard]] int64_t route_combinations(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline int64_t route_combinations(const topology::ClusterDescriptor<>& d,
                                          std::span<const Flow> flows, int64_t cap) {
   int64_t product = 1;
   for (const Flow& f : flows) {
@@ -666,9 +663,8 @@ inline StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
 // The exact optimum by exhaustive branch and bound. Fails (ResourceExhausted)
 // when the product of the flows' route counts exceeds `max_combinations`, and
 // on the same bad input as assign_paths(). Exponential: for small inputs.
-template <class E>
-[[nodiscard]] StatusOr<PathPlan> assign_paths_exact(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<PathPlan> assign_paths_exact(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
     int64_t max_combinations = int64_t{1} << 18) {
   RAILYARD_RETURN_IF_ERROR(detail::check_flows(desc, fabric, flows, failures));
@@ -687,9 +683,8 @@ template <class E>
 // whose every path is down (FailedPrecondition).
 // Complexity: greedy O(F log F + F * (U * parallel + S * Us)); each improvement
 // step scans the flows of one link and their routes.
-template <class E>
-[[nodiscard]] StatusOr<PathPlan> assign_paths(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<PathPlan> assign_paths(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_flows(desc, fabric, flows, failures));
@@ -755,9 +750,8 @@ inline Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates)
 // for how candidate indices map to Route fields). Errors: those of
 // assign_paths(); sports or dst_qps neither empty nor one per flow
 // (InvalidArgument); a model picking outside [0, candidates) (Internal).
-template <class E>
-[[nodiscard]] StatusOr<std::vector<Route>> ecmp_paths(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<std::vector<Route>> ecmp_paths(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const HashModel& model, EcmpOptions ids = {},
     const topology::FailureOverlay* failures = nullptr) {
   RAILYARD_RETURN_IF_ERROR(detail::check_flows(desc, fabric, flows, failures));
@@ -854,9 +848,8 @@ template <class E>
 
 // assign_paths() and ecmp_paths() on the same flows, with both maxima and the
 // loads per tier and per link. Errors: those of the two.
-template <class E>
-[[nodiscard]] StatusOr<AssignReport> compare_with_ecmp(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<AssignReport> compare_with_ecmp(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const HashModel& model,
     const topology::FailureOverlay* failures = nullptr, AssignOptions options = {},
     EcmpOptions ids = {}) {

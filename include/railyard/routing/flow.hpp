@@ -66,8 +66,7 @@ struct FiveTuple {
 
 // The synthetic IPv4 address of a NIC port: 10.<plane*16 + nic/16>.<host/256 ...>.
 // Unique for up to 2^16 hosts x 16 NICs x 16 planes; stable across runs.
-template <class E>
-[[nodiscard]] constexpr uint32_t nic_ipv4(const topology::ClusterDescriptor<E>& d, NicPort p) {
+[[nodiscard]] constexpr uint32_t nic_ipv4(const topology::ClusterDescriptor<>& d, NicPort p) {
   const uint32_t index =
       (static_cast<uint32_t>(p.host.value()) * static_cast<uint32_t>(d.nics_per_host()) +
        static_cast<uint32_t>(p.nic.value())) *
@@ -76,8 +75,7 @@ template <class E>
   return (10u << 24) | (index & 0xFFFFFFu);
 }
 
-template <class E>
-[[nodiscard]] constexpr FiveTuple rocev2_tuple(const topology::ClusterDescriptor<E>& d, NicPort src,
+[[nodiscard]] constexpr FiveTuple rocev2_tuple(const topology::ClusterDescriptor<>& d, NicPort src,
                                                NicPort dst, uint16_t sport, uint32_t dst_qp) {
   return {nic_ipv4(d, src), nic_ipv4(d, dst), sport, kRoceV2Port, kUdpProtocol, dst_qp & 0xFFFFFFu};
 }
@@ -97,8 +95,7 @@ struct EcmpHop {
 // later candidate counts are the same (the wiring is round-robin, see shape.hpp),
 // except that the spine and core met depend on the earlier choices — given here
 // for the first candidate; use for_each_route for the full set of paths.
-template <class E>
-[[nodiscard]] std::vector<EcmpHop> ecmp_hops(const topology::ClusterDescriptor<E>& d, NicPort a,
+[[nodiscard]] inline std::vector<EcmpHop> ecmp_hops(const topology::ClusterDescriptor<>& d, NicPort a,
                                              NicPort b) {
   std::vector<EcmpHop> hops;
   if (d.path_count(a, b) <= 1) return hops;

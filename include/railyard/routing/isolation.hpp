@@ -75,9 +75,8 @@ namespace railyard::routing {
 // and plane: host i sends `bytes` to host i+1 (the last to the first) from NIC n
 // to NIC n. Rail by rail, then plane, then ring position. No flows for a job of
 // fewer than two hosts.
-template <class E>
-[[nodiscard]] std::vector<Flow> ring_flows(const placement::Allocation& job,
-                                           const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline std::vector<Flow> ring_flows(const placement::Allocation& job,
+                                           const topology::ClusterDescriptor<>& desc,
                                            double bytes) {
   std::vector<Flow> flows;
   const size_t k = job.hosts.size();
@@ -226,9 +225,8 @@ inline Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
 }
 
 // Every job's flows under ECMP (ecmp_paths, default source ports and QPs per job).
-template <class E>
-[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_ecmp(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<std::vector<std::vector<Route>>> route_jobs_ecmp(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const std::vector<Flow>> flows, const HashModel& model,
     const topology::FailureOverlay* failures = nullptr) {
   std::vector<std::vector<Route>> out;
@@ -242,9 +240,8 @@ template <class E>
 
 // Every job's flows planned together by assign_paths (no isolation: tenants
 // share links whenever that lowers the maximum load).
-template <class E>
-[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_planned(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<std::vector<std::vector<Route>>> route_jobs_planned(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const std::vector<Flow>> flows, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
   std::vector<Flow> all;
@@ -339,8 +336,7 @@ inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t la
 // weigh the shares. Never fails on valid input: when the lanes do not suffice,
 // ok is false and reason says why (tenants still lists each tenant's demand).
 // Preconditions: flows.size() == jobs.size(), ports valid for desc.
-template <class E>
-[[nodiscard]] SpinePartition partition_spines(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline SpinePartition partition_spines(const topology::ClusterDescriptor<>& desc,
                                               std::span<const placement::Allocation> jobs,
                                               std::span<const std::vector<Flow>> flows) {
   SpinePartition part;
@@ -429,8 +425,7 @@ template <class E>
 }
 
 // The same with ring_flows(job, desc, 1) of every job as the demand.
-template <class E>
-[[nodiscard]] SpinePartition partition_spines(const topology::ClusterDescriptor<E>& desc,
+[[nodiscard]] inline SpinePartition partition_spines(const topology::ClusterDescriptor<>& desc,
                                               std::span<const placement::Allocation> jobs) {
   std::vector<std::vector<Flow>> flows;
   for (const placement::Allocation& j : jobs) flows.push_back(ring_flows(j, desc, 1.0));
@@ -486,9 +481,8 @@ template <class E>
 // jobs together). Errors: a partition that is not ok (FailedPrecondition with
 // its reason), a partition made for other jobs (InvalidArgument), and those of
 // assign_paths().
-template <class E>
-[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_partitioned(
-    const topology::ClusterDescriptor<E>& desc, const topology::Fabric& fabric,
+[[nodiscard]] inline StatusOr<std::vector<std::vector<Route>>> route_jobs_partitioned(
+    const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const placement::Allocation> jobs, std::span<const std::vector<Flow>> flows,
     const SpinePartition& part, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {

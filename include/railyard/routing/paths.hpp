@@ -82,8 +82,7 @@ struct NetworkCrossing {
   LinkId last;
 };
 
-template <class E>
-[[nodiscard]] NetworkCrossing network_crossing(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline NetworkCrossing network_crossing(const topology::ClusterDescriptor<>& d,
                                                const topology::Fabric& f, GpuEndpoint a,
                                                GpuEndpoint b, GpuPathOptions options = {}) {
   NetworkCrossing x;
@@ -110,9 +109,8 @@ template <class E>
 // Every path from GPU a to GPU b (rules above). Errors name the endpoint or the
 // plane when they do not exist; an empty result never happens for valid input
 // on a healthy fabric.
-template <class E>
-[[nodiscard]] StatusOr<std::vector<GpuPath>> gpu_paths(
-    const topology::ClusterDescriptor<E>& d, const topology::Fabric& f, GpuEndpoint a,
+[[nodiscard]] inline StatusOr<std::vector<GpuPath>> gpu_paths(
+    const topology::ClusterDescriptor<>& d, const topology::Fabric& f, GpuEndpoint a,
     GpuEndpoint b, GpuPathOptions options = {}) {
   for (const GpuEndpoint& e : {a, b}) {
     if (e.host.value() < 0 || e.host.value() >= d.hosts())

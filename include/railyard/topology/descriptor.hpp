@@ -1,12 +1,12 @@
-// railyard/topology/descriptor.hpp — closed-form topology descriptors and the
-// Topology concept.
+// railyard/topology/descriptor.hpp — closed-form topology descriptors.
 //
 // A descriptor answers structural questions in O(1) without building a graph:
 // which leaf serves (host, rail, plane), which SU/pod/NVLink domain a host is in,
 // how many up/down paths join two NIC ports, and which uplinks each path takes.
 // Extents (GPUs and NICs per host, hosts per SU, planes) may be fixed at compile
-// time, as with std::extents, so a plugin built for one SKU divides by constants;
-// the same code serves specs read at run time.
+// time, as with std::extents, so code built for one SKU divides by constants and
+// a spec can be checked by the compiler (static_descriptor). Everything above the
+// descriptor takes the run-time ClusterDescriptor<> (what a Cluster holds).
 //
 //   // Run time: any spec.
 //   auto spec = railyard::topology::parse_cluster("h100-1024-2to1");
@@ -28,7 +28,6 @@
 // (rail_only) different rails have no network path.
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 #include <type_traits>
 
@@ -433,26 +432,6 @@ class ClusterDescriptor {
   ClosShape shape_;
   FastConstants fast_;
 };
-
-// What algorithms need from a topology description (see DESIGN.md).
-template <class T>
-concept Topology = requires(const T& t, HostId h, RailId r, PlaneId p, NicPort a, LinkTier tier) {
-  { t.hosts() } -> std::convertible_to<int32_t>;
-  { t.gpus_per_host() } -> std::convertible_to<int32_t>;
-  { t.rails() } -> std::convertible_to<int32_t>;
-  { t.planes() } -> std::convertible_to<int32_t>;
-  { t.su_of(h) } -> std::same_as<SuId>;
-  { t.pod_of(h) } -> std::same_as<PodId>;
-  { t.domain_of(h) } -> std::convertible_to<int32_t>;
-  { t.leaf_of(h, r, p) } -> std::same_as<SwitchIndex>;
-  { t.uplinks(tier) } -> std::convertible_to<int32_t>;
-  { t.capacity_gbps(tier) } -> std::convertible_to<double>;
-  { t.latency_ns(tier) } -> std::convertible_to<double>;
-  { t.path_count(a, a) } -> std::convertible_to<int64_t>;
-  t.for_each_route(a, a, [](const Route&) {});
-};
-
-static_assert(Topology<ClusterDescriptor<>>);
 
 // Checks `spec` (shape and static extents) and builds a descriptor.
 template <class E = DynamicExtents>

@@ -134,8 +134,6 @@ class Fabric {
  private:
   friend class FabricBuilder;
   friend Fabric materialize(const ClusterDescriptor<>& d);
-  template <class E>
-  friend Fabric materialize(const ClusterDescriptor<E>& d);
 
   static size_t idx(NodeId n) { return static_cast<size_t>(n.value()); }
   static size_t idx(LinkId l) { return static_cast<size_t>(l.value()); }
@@ -358,12 +356,6 @@ inline Fabric materialize(const ClusterDescriptor<>& d) {
                LinkTier::kSpineCore);
   f.descriptor_ = d;
   return std::move(b).build();
-}
-
-// Static-extent descriptors materialize through their dynamic twin.
-template <class E>
-Fabric materialize(const ClusterDescriptor<E>& d) {
-  return materialize(ClusterDescriptor<>(d.spec(), d.shape()));
 }
 
 // ---- Fabric member definitions ----------------------------------------------

@@ -81,8 +81,7 @@ struct Inventory {
 // the tree (every preset); otherwise a max flow on one plane/partition of the
 // switch graph with parallel cables merged: milliseconds for 10^5 arcs, seconds
 // for million-host shapes with an odd number of pods.
-template <class E>
-[[nodiscard]] double half_cut_gbps(const ClusterDescriptor<E>& d) {
+[[nodiscard]] inline double half_cut_gbps(const ClusterDescriptor<>& d) {
   const ClusterSpec& s = d.spec();
   const ClosShape& c = d.shape();
   const double gbps = s.nic_gbps;
@@ -157,8 +156,7 @@ template <class E>
 
 // The inventory of a descriptor's cluster. O(1) except for bisection_gbps on an
 // unevenly wired shape (see half_cut_gbps).
-template <class E>
-[[nodiscard]] Inventory inventory(const ClusterDescriptor<E>& d) {
+[[nodiscard]] inline Inventory inventory(const ClusterDescriptor<>& d) {
   const ClusterSpec& s = d.spec();
   const ClosShape& c = d.shape();
   Inventory inv;

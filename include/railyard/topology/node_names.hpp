@@ -97,8 +97,7 @@ class NodeNamer {
   [[nodiscard]] const std::string& pattern() const { return pattern_; }
 
   // The value a placeholder takes for host `h`.
-  template <class E>
-  [[nodiscard]] static int64_t value(const topology::ClusterDescriptor<E>& d, Field f, HostId h) {
+  [[nodiscard]] inline static int64_t value(const topology::ClusterDescriptor<>& d, Field f, HostId h) {
     switch (f) {
       case Field::kHost:
         return h.value();
@@ -115,15 +114,13 @@ class NodeNamer {
   }
 
   // The largest value a placeholder takes in the cluster.
-  template <class E>
-  [[nodiscard]] static int64_t max_value(const topology::ClusterDescriptor<E>& d, Field f) {
+  [[nodiscard]] inline static int64_t max_value(const topology::ClusterDescriptor<>& d, Field f) {
     if (f == Field::kSlot) return d.hosts_per_su() - 1;
     return value(d, f, HostId{d.hosts() - 1});  // ids are SU-major: the last host maxes all
   }
 
   // The name of host `h`. Precondition: h < d.hosts().
-  template <class E>
-  [[nodiscard]] std::string name(const topology::ClusterDescriptor<E>& d, HostId h) const {
+  [[nodiscard]] inline std::string name(const topology::ClusterDescriptor<>& d, HostId h) const {
     std::string out;
     for (const Piece& p : pieces_) {
       out += p.literal;
@@ -140,8 +137,7 @@ class NodeNamer {
   }
 
   // Every host name, by host id.
-  template <class E>
-  [[nodiscard]] std::vector<std::string> names(const topology::ClusterDescriptor<E>& d) const {
+  [[nodiscard]] inline std::vector<std::string> names(const topology::ClusterDescriptor<>& d) const {
     std::vector<std::string> out;
     out.reserve(static_cast<size_t>(d.hosts()));
     for (int32_t h = 0; h < d.hosts(); ++h) out.push_back(name(d, HostId{h}));
@@ -149,8 +145,7 @@ class NodeNamer {
   }
 
   // The pattern must give every host its own name; error names the first clash.
-  template <class E>
-  [[nodiscard]] Status check(const topology::ClusterDescriptor<E>& d) const {
+  [[nodiscard]] inline Status check(const topology::ClusterDescriptor<>& d) const {
     std::vector<std::string> sorted = names(d);
     std::sort(sorted.begin(), sorted.end());
     const auto dup = std::adjacent_find(sorted.begin(), sorted.end());

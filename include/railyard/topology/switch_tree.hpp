@@ -65,8 +65,7 @@ inline std::string padded_name(std::string_view prefix, int64_t n, int64_t count
 
 // The scheduler's view of a descriptor's cluster (rules above). Fails only when
 // `namer` gives two hosts the same name.
-template <class E>
-[[nodiscard]] StatusOr<SwitchTree> switch_tree(const topology::ClusterDescriptor<E>& d,
+[[nodiscard]] inline StatusOr<SwitchTree> switch_tree(const topology::ClusterDescriptor<>& d,
                                                      const NodeNamer& namer) {
   RAILYARD_RETURN_IF_ERROR(namer.check(d));
   SwitchTree tree;
