@@ -182,7 +182,7 @@ railyard_cli_error_test(
 # ---------------------------------------------------------------------------
 railyard_cli_error_test(
   NAME bad_input.trace_header ARGS replay --trace ${_bad}/trace_header.csv
-  STDERR_REGEX "--trace=[^ ]*trace_header\\.csv: line 2: header='time,name,gpus': ")
+  STDERR_REGEX "--trace=[^ ]*trace_header\\.csv: line 2: header=time,name,gpus: ")
 railyard_cli_error_test(
   NAME bad_input.trace_gpus ARGS replay --trace ${_bad}/trace_gpus.csv
   STDERR_REGEX "--trace=[^ ]*trace_gpus\\.csv: line 4: gpus=eight: ")

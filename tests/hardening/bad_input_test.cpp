@@ -362,7 +362,7 @@ const std::vector<Row>& rows() {
       {"plan jobs", plan_jobs, "a:tp=8,tp=4", kInvalid, {"job 'a'", "given twice", "tp=4"}},
       {"policy", policy, "worst_fit", kInvalid, {"policy=worst_fit"}},
       {"trace", job_trace, "time,name,gpus\n0,a,8\n",
-       kInvalid, {"line 1", "header='time,name,gpus'"}},
+       kInvalid, {"line 1", "header=time,name,gpus:"}},
       {"trace", job_trace, "time,name,gpus,duration\nsoon,a,8,10\n",
        kInvalid, {"line 2", "time=soon"}},
       {"trace", job_trace, "time,name,gpus,duration\n0,a,eight,10\n",
@@ -375,7 +375,7 @@ const std::vector<Row>& rows() {
       {"trace", job_trace, "time,name,gpus,duration\n0,a,8,10\n5,a,8,10\n",
        kInvalid, {"line 3", "name=a", "line 2"}},
       {"trace", job_trace, "time,name,gpus,duration\n0,a,8\n",
-       kInvalid, {"line 2", "'0,a,8'", "4 fields"}},
+       kInvalid, {"line 2", "row=0,a,8:", "4 fields"}},
       {"trace", job_trace, "# only a comment\n", kInvalid, {"no header"}},
 
       // Failure specs (io/failure_spec.hpp) on the default cluster: 32 leaves, 16 uplinks each.
