@@ -89,10 +89,10 @@ railyard_cli_error_test(
   STDERR_REGEX "^railyard: --topology-conf=/nonexistent/x\\.conf: cannot open the file")
 railyard_cli_error_test(
   NAME bad_input.csv_duplicate_host ARGS describe --topology-csv ${_bad}/duplicate_host.csv
-  STDERR_REGEX "--topology-csv=[^ ]*duplicate_host\\.csv: line 5: host 'gpu00': listed twice")
+  STDERR_REGEX "--topology-csv=[^ ]*duplicate_host\\.csv: line 5: host=gpu00: listed twice")
 railyard_cli_error_test(
   NAME bad_input.csv_two_parents ARGS describe --topology-csv ${_bad}/two_parents.csv
-  STDERR_REGEX "line 5: leaf 'leaf0': under spine 'spine1' here but under 'spine0' on line 3")
+  STDERR_REGEX "line 5: leaf=leaf0: under spine 'spine1' here but under 'spine0' on line 3")
 railyard_cli_error_test(
   NAME bad_input.csv_negative_speed
   ARGS describe --topology-csv ${_bad}/good.csv --leaf-up-gbps=-5
@@ -182,7 +182,7 @@ railyard_cli_error_test(
 # ---------------------------------------------------------------------------
 railyard_cli_error_test(
   NAME bad_input.trace_header ARGS replay --trace ${_bad}/trace_header.csv
-  STDERR_REGEX "--trace=[^ ]*trace_header\\.csv: line 2: header='time,name,gpus': ")
+  STDERR_REGEX "--trace=[^ ]*trace_header\\.csv: line 2: header=time,name,gpus: ")
 railyard_cli_error_test(
   NAME bad_input.trace_gpus ARGS replay --trace ${_bad}/trace_gpus.csv
   STDERR_REGEX "--trace=[^ ]*trace_gpus\\.csv: line 4: gpus=eight: ")

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fuzz_target.hpp"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/import/csv_topology.hpp"
 #include "railyard/export/csv_topology.hpp"
@@ -310,9 +311,16 @@ RAILYARD_FUZZ_TARGET(csv_topology) {
     const int64_t line = number_after(m, "line ");
     const std::string_view body = input.substr(0, 3) == "\xEF\xBB\xBF" ? input.substr(3) : input;
     RAILYARD_FUZZ_CHECK(line >= 1 && line <= line_count(body), "the error names a line");
+    const std::string_view rest = std::string_view(m).substr(m.find(": ") + 2);
+    if (rest.starts_with("no host rows")) return;
+    const auto field = railyard::error_field(tree.status());
     RAILYARD_FUZZ_CHECK(
-        m.find('\'') != std::string::npos || m.find("no host rows") != std::string::npos,
-        "the error quotes the token");
+        field && rest.starts_with(str_cat(field->field, "=")) &&
+            (field->field == "host" || field->field == "leaf" || field->field == "spine" ||
+             field->field == "core" || field->field == "header" || field->field == "row"),
+        "the error names the column (or row) and the token, attached");
+    RAILYARD_FUZZ_CHECK(input.find(field->value) != std::string_view::npos,
+                        "the attached token is the file's");
     return;
   }
   check_tree_invariants(*tree);

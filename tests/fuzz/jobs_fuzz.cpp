@@ -26,6 +26,7 @@
 
 #include "fuzz_target.hpp"
 #include "railyard/core/parse.hpp"
+#include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/ordering.hpp"
 #include "railyard/placement/plan.hpp"
@@ -275,11 +276,18 @@ namespace {
 // job_trace
 // ---------------------------------------------------------------------------
 
-std::string_view trim(std::string_view s) {
-  const std::string_view blanks = " \t\r";
+// Spaces, tabs and CRs around `s` removed (what a --jobs list ignores).
+std::string_view trim(std::string_view s, std::string_view blanks = " \t\r") {
   const size_t first = s.find_first_not_of(blanks);
   if (first == std::string_view::npos) return {};
   return s.substr(first, s.find_last_not_of(blanks) - first + 1);
+}
+
+// A trace line as core/csv.hpp reads it: one CR before the LF (or the end) is
+// the line ending, then spaces and tabs around are ignored; any other CR is data.
+std::string_view trace_trim_line(std::string_view line) {
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return trim(line, " \t");
 }
 
 // Seconds as the trace documents them: digits with at most one '.', at least
@@ -335,10 +343,13 @@ void check_trace(std::string_view csv) {
                             *line <= static_cast<int64_t>(lines.size()),
                         "the line number is in the text");
     const std::string_view rest = std::string_view(m).substr(colon + 2);
-    bool named = rest.starts_with("'");
-    for (std::string_view field : {"header=", "time=", "name=", "gpus=", "duration="})
+    bool named = false;
+    for (std::string_view field : {"header=", "row=", "time=", "name=", "gpus=", "duration="})
       named = named || rest.starts_with(field);
-    RAILYARD_FUZZ_CHECK(named, "the error names the field or quotes the line");
+    RAILYARD_FUZZ_CHECK(named, "the error names the field (header or row: the whole line)");
+    const auto field = railyard::error_field(jobs.status());
+    RAILYARD_FUZZ_CHECK(field && rest.starts_with(railyard::str_cat(field->field, "=")),
+                        "the field travels with the error");
     return;
   }
 
@@ -348,7 +359,7 @@ void check_trace(std::string_view csv) {
   bool header_seen = false;
   std::set<std::string> names;
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = trim(lines[i]);
+    const std::string_view line = trace_trim_line(lines[i]);
     if (line.empty() || line.front() == '#') continue;
     if (!header_seen) {
       header_seen = true;
@@ -359,7 +370,7 @@ void check_trace(std::string_view csv) {
     RAILYARD_FUZZ_CHECK(job.line == static_cast<int32_t>(i + 1), "jobs remember their line");
     std::vector<std::string_view> fields = railyard::split(line, ',');
     RAILYARD_FUZZ_CHECK(fields.size() == 4, "an accepted line has four fields");
-    for (auto& f : fields) f = trim(f);
+    for (auto& f : fields) f = trim(f, " \t");
     const auto time = seconds(fields[0]);
     const auto gpus = decimal(fields[2]);
     const auto duration = seconds(fields[3]);

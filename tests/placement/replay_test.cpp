@@ -60,12 +60,12 @@ TEST_CASE("replay: parse_job_trace reads the format and names line and token on 
     std::string_view expect;
   };
   const Bad bad[] = {
-      {"0,a,8,1\n", "line 1: header='0,a,8,1'"},
+      {"0,a,8,1\n", "line 1: header=0,a,8,1: expected the header"},
       {"", "no header"},
       {"time,name,gpus,duration\n0,a,eight,1\n", "line 2: gpus=eight"},
       {"time,name,gpus,duration\n-5,a,8,1\n", "line 2: time=-5"},
       {"time,name,gpus,duration\n0,a,8,1h\n", "line 2: duration=1h"},
-      {"time,name,gpus,duration\n0,a,8\n", "line 2: '0,a,8': expected 4 fields"},
+      {"time,name,gpus,duration\n0,a,8\n", "line 2: row=0,a,8: expected 4 fields"},
       {"time,name,gpus,duration\n0,,8,1\n", "line 2: name="},
       {"time,name,gpus,duration\n0,a,8,1\n1,a,8,1\n",
        "line 3: name=a: duplicate job name (first on line 2)"},
@@ -76,6 +76,20 @@ TEST_CASE("replay: parse_job_trace reads the format and names line and token on 
     REQUIRE(!r.ok());
     CHECK(message(r.status()).find(b.expect) != std::string::npos);
   }
+
+  // The field travels with the error: the column, or header / row for a line.
+  auto bad_gpus = parse_job_trace("time,name,gpus,duration\r\n0,a,eight,1\r\n");
+  REQUIRE_FALSE(bad_gpus.ok());
+  CHECK(message(bad_gpus.status()) == "line 2: gpus=eight: expected a non-negative integer");
+  REQUIRE(error_field(bad_gpus.status()).has_value());
+  CHECK(error_field(bad_gpus.status())->field == "gpus");
+  CHECK(error_field(bad_gpus.status())->value == "eight");
+  auto bad_row = parse_job_trace("time,name,gpus,duration\n 0,a,8 \n");
+  REQUIRE_FALSE(bad_row.ok());
+  CHECK(message(bad_row.status()) ==
+        "line 2: row=0,a,8: expected 4 fields (time,name,gpus,duration), got 3");
+  CHECK(error_field(bad_row.status())->field == "row");
+  CHECK(error_field(bad_row.status())->value == "0,a,8");
 }
 
 TEST_CASE("replay: FIFO without backfilling, known answers") {

@@ -122,30 +122,30 @@ TEST_CASE("csv_topology: malformed input names the line and the token") {
     const char* token;
   };
   const Case cases[] = {
-      {"leaf under two spines", "host,leaf,spine\nn0,l0,s0\nn1,l0,s1\n", "line 3:", "leaf 'l0'"},
-      {"spine under two cores", "n0,l0,s0,c0\nn1,l1,s0,c1\n", "line 2:", "spine 's0'"},
-      {"host twice", "n0,l0,s0\n# c\nn0,l1,s0\n", "line 3:", "host 'n0': listed twice"},
-      {"empty host", "n0,l0,s0\n,l0,s0\n", "line 2:", "host '': empty field"},
-      {"empty spine", "n0,l0,s0\nn1,l0,  \n", "line 2:", "spine ''"},
-      {"trailing comma", "n0,l0,s0\nn1,l0,s0,\n", "line 2:", "'n1,l0,s0,'"},
-      {"space in name", "host,leaf,spine\nn0,leaf 0,s0\n", "line 2:", "leaf 'leaf 0'"},
-      {"non-UTF-8 byte", "n0,l0,s0\n\nn\xff,l0,s0\n", "line 3:", "host 'n\\xff'"},
-      {"truncated UTF-8", "n0,l\xC3,s0\n", "line 1:", "leaf 'l\\xc3'"},
-      {"overlong UTF-8", "n0,l0,s\xC0\xAF\n", "line 1:", "spine 's\\xc0\\xaf'"},
+      {"leaf under two spines", "host,leaf,spine\nn0,l0,s0\nn1,l0,s1\n", "line 3:", "leaf=l0:"},
+      {"spine under two cores", "n0,l0,s0,c0\nn1,l1,s0,c1\n", "line 2:", "spine=s0:"},
+      {"host twice", "n0,l0,s0\n# c\nn0,l1,s0\n", "line 3:", "host=n0: listed twice"},
+      {"empty host", "n0,l0,s0\n,l0,s0\n", "line 2:", "host=: empty field"},
+      {"empty spine", "n0,l0,s0\nn1,l0,  \n", "line 2:", "spine=:"},
+      {"trailing comma", "n0,l0,s0\nn1,l0,s0,\n", "line 2:", "row=n1,l0,s0,:"},
+      {"space in name", "host,leaf,spine\nn0,leaf 0,s0\n", "line 2:", "leaf=leaf 0:"},
+      {"non-UTF-8 byte", "n0,l0,s0\n\nn\xff,l0,s0\n", "line 3:", "host=n\\xff:"},
+      {"truncated UTF-8", "n0,l\xC3,s0\n", "line 1:", "leaf=l\\xc3:"},
+      {"overlong UTF-8", "n0,l0,s\xC0\xAF\n", "line 1:", "spine=s\\xc0\\xaf:"},
       {"NBSP inside",
        "n0,l\xC2\xA0"
        "0,s0\n",
-       "line 1:", "leaf 'l\\xc2\\xa00': contains whitespace or a control character (U+00A0)"},
-      {"control char", "n0,l0,s\x01\n", "line 1:", "spine 's\\x01'"},
-      {"switch name at two levels", "n0,x,s0\nn1,l1,x\n", "line 2:", "spine 'x': already a leaf"},
-      {"host named like a switch", "n0,l0,s0\ns0,l1,s0\n", "line 2:", "host 's0': already a spine"},
-      {"switch named like a host", "n0,l0,s0\nn1,n0,s0\n", "line 2:", "leaf 'n0': already a host"},
-      {"leaf named like its own host", "n0,n0,s0\n", "line 1:", "leaf 'n0'"},
-      {"mixed column counts", "n0,l0,s0\nn1,l1,s0,c0\n", "line 2:", "'n1,l1,s0,c0'"},
-      {"two columns", "# x\nn0,l0\n", "line 2:", "'n0,l0'"},
-      {"five columns", "host,leaf,spine,core,x\n", "line 1:", "'host,leaf,spine,core,x'"},
-      {"header after data", "n0,l0,s0\nhost,leaf,spine\n", "line 2:", "host 'host'"},
-      {"quoted field", "n0,\"l0\",s0\n", "line 1:", "leaf '\"l0\"'"},
+       "line 1:", "leaf=l\\xc2\\xa00: contains whitespace or a control character (U+00A0)"},
+      {"control char", "n0,l0,s\x01\n", "line 1:", "spine=s\\x01:"},
+      {"switch name at two levels", "n0,x,s0\nn1,l1,x\n", "line 2:", "spine=x: already a leaf"},
+      {"host named like a switch", "n0,l0,s0\ns0,l1,s0\n", "line 2:", "host=s0: already a spine"},
+      {"switch named like a host", "n0,l0,s0\nn1,n0,s0\n", "line 2:", "leaf=n0: already a host"},
+      {"leaf named like its own host", "n0,n0,s0\n", "line 1:", "leaf=n0:"},
+      {"mixed column counts", "n0,l0,s0\nn1,l1,s0,c0\n", "line 2:", "row=n1,l1,s0,c0:"},
+      {"two columns", "# x\nn0,l0\n", "line 2:", "row=n0,l0:"},
+      {"five columns", "host,leaf,spine,core,x\n", "line 1:", "row=host,leaf,spine,core,x:"},
+      {"header after data", "n0,l0,s0\nhost,leaf,spine\n", "line 2:", "host=host:"},
+      {"quoted field", "n0,\"l0\",s0\n", "line 1:", "leaf=\"l0\":"},
       {"header only", "# nothing\nhost,leaf,spine\n\n", "line 4:", "no host rows"},
       {"empty text", "", "line 1:", "no host rows"},
   };
@@ -157,6 +157,30 @@ TEST_CASE("csv_topology: malformed input names the line and the token") {
     CHECK_MESSAGE(message.rfind(c.line, 0) == 0, message);
     CHECK_MESSAGE(message.find(c.token) != std::string::npos, message);
     CHECK_FALSE(topology::fabric_from_csv(c.text, topology::LinkSpeeds{}).ok());
+  }
+}
+
+TEST_CASE("csv_topology: errors carry the column and the raw token") {
+  struct Case {
+    std::string text;
+    const char* field;
+    std::string value;
+  };
+  const Case cases[] = {
+      {"host,leaf,spine\nn0,l0,s0\nn1,l0,s1\n", "leaf", "l0"},
+      {"n0,l0,s\x01\n", "spine", "s\x01"},             // raw, though the message says s\x01
+      {"n0,l0,s0\r\n\xff,l1,s0\r\n", "host", "\xff"},  // the CR is the line ending
+      {"Host,le af,spine\n", "header", "le af"},
+      {"n0,l0\t\n", "row", "n0,l0"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    auto tree = topology::csv_topology_from_text(c.text);
+    REQUIRE_FALSE(tree.ok());
+    const auto field = error_field(tree.status());
+    REQUIRE(field.has_value());
+    CHECK(field->field == c.field);
+    CHECK(field->value == c.value);
   }
 }
 

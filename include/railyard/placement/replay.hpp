@@ -11,12 +11,13 @@
 //                                                 railyard::placement::Policy::kBestFit);
 //   // placed->placed[0].hosts, placed->unplaced, placed->free_hosts
 //
-// Trace format (CSV): a header line `time,name,gpus,duration`, then one job per
-// line. time = arrival, duration = run time, both in seconds (non-negative
-// decimals, at most 1e12); name unique; gpus a non-negative integer. Fields
-// may be padded with spaces; blank lines and lines starting with '#' are
-// skipped, and so is a UTF-8 byte-order mark at the very start (spreadsheets
-// write one). Errors name the line and the token.
+// Trace format (CSV, the dialect of core/csv.hpp): a header line
+// `time,name,gpus,duration`, then one job per line. time = arrival, duration =
+// run time, both in seconds (non-negative decimals, at most 1e12); name unique;
+// gpus a non-negative integer. Fields may be padded with spaces or tabs; lines
+// end in LF or CRLF; blank lines and lines starting with '#' are skipped, and so
+// is a UTF-8 byte-order mark at the very start (spreadsheets write one). Errors
+// name the line and the token.
 //
 // Simulation (replay()): jobs arrive at `time` and join one FIFO queue; the job
 // at the head starts as soon as the free hosts can hold it, and nothing behind it
@@ -51,6 +52,7 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/core/csv.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -117,58 +119,43 @@ inline constexpr double kMaxTraceSeconds = 1e12;
   return value;
 }
 
-[[nodiscard]] inline Status at_line(int32_t line, const Status& s) {
-  return make_status(s.code(), str_cat("line ", line, ": ", message_of(s)));
-}
-
 }  // namespace detail
 
-// Parses a job trace (format above). Errors: "line N: <field>=<token>: problem".
+// Parses a job trace (format above; the CSV dialect of core/csv.hpp). Errors:
+// "line N: <field>=<token>: problem", the field attached (error_field()); the
+// field is time, name, gpus or duration, or header / row for the whole line.
 [[nodiscard]] inline StatusOr<std::vector<TraceJob>> parse_job_trace(std::string_view csv) {
+  static constexpr std::string_view kColumns[] = {"time", "name", "gpus", "duration"};
   std::vector<TraceJob> jobs;
   std::map<std::string, int32_t, std::less<>> first_line;  // lookup only
   bool header = false;
-  int32_t line_no = 0;
-  // Kept, a mark would make the header look right in the message yet not match.
-  if (csv.substr(0, 3) == "\xEF\xBB\xBF") csv.remove_prefix(3);
-  for (std::string_view raw : split(csv, '\n')) {
-    ++line_no;
-    const std::string_view line = detail::trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    std::vector<std::string_view> fields = split(line, ',');
-    for (std::string_view& f : fields) f = detail::trim(f);
+  CsvReader reader(csv);
+  CsvRecord row;
+  while (reader.next(row)) {
+    const auto line = static_cast<int32_t>(row.line);
     if (!header) {
-      if (fields.size() != 4 || fields[0] != "time" || fields[1] != "name" || fields[2] != "gpus" ||
-          fields[3] != "duration")
-        return invalid_argument_error(
-            str_cat("line ", line_no, ": header='", line,
-                    "': expected the header time,name,gpus,duration"));
+      if (!std::ranges::equal(row.fields, kColumns))
+        return csv_error(line, "header", row.text, "expected the header time,name,gpus,duration");
       header = true;
       continue;
     }
-    if (fields.size() != 4)
-      return invalid_argument_error(
-          str_cat("line ", line_no, ": '", line,
-                  "': expected 4 fields (time,name,gpus,duration), got ", fields.size()));
+    if (row.fields.size() != 4)
+      return csv_error(
+          line, "row", row.text,
+          str_cat("expected 4 fields (time,name,gpus,duration), got ", row.fields.size()));
     TraceJob job;
-    job.line = line_no;
-    auto time = detail::parse_seconds("time", fields[0]);
-    if (!time.ok()) return detail::at_line(line_no, time.status());
-    job.time_s = *time;
-    if (fields[1].empty())
-      return detail::at_line(line_no, invalid_field("name", "", "a job needs a name"));
-    job.name = std::string(fields[1]);
-    auto gpus = parse_int("gpus", fields[2]);
-    if (!gpus.ok()) return detail::at_line(line_no, gpus.status());
-    job.gpus = *gpus;
-    auto duration = detail::parse_seconds("duration", fields[3]);
-    if (!duration.ok()) return detail::at_line(line_no, duration.status());
-    job.duration_s = *duration;
-    auto [it, inserted] = first_line.emplace(job.name, line_no);
+    job.line = line;
+    RAILYARD_ASSIGN_OR_RETURN(job.time_s,
+                              csv_at_line(line, detail::parse_seconds("time", row.fields[0])));
+    if (row.fields[1].empty()) return csv_error(line, "name", "", "a job needs a name");
+    job.name = std::string(row.fields[1]);
+    RAILYARD_ASSIGN_OR_RETURN(job.gpus, csv_at_line(line, parse_int("gpus", row.fields[2])));
+    RAILYARD_ASSIGN_OR_RETURN(job.duration_s,
+                              csv_at_line(line, detail::parse_seconds("duration", row.fields[3])));
+    auto [it, inserted] = first_line.emplace(job.name, line);
     if (!inserted)
-      return detail::at_line(
-          line_no, invalid_field("name", job.name,
-                                 str_cat("duplicate job name (first on line ", it->second, ")")));
+      return csv_error(line, "name", job.name,
+                       str_cat("duplicate job name (first on line ", it->second, ")"));
     jobs.push_back(std::move(job));
   }
   if (!header)

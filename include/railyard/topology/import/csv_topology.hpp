@@ -9,7 +9,7 @@
 //   auto fabric = railyard::topology::fabric_from_tree(*tree, railyard::topology::LinkSpeeds{});
 //   railyard::StatusOr<std::string> csv = railyard::exports::csv_topology_from_tree(*tree);  // same text
 //
-// Input rules:
+// Input rules (the CSV dialect of core/csv.hpp, plus what the format needs):
 // * Lines end in LF or CRLF; a UTF-8 byte-order mark at the very start is
 //   skipped. Lines are numbered from 1, counting every line.
 // * Blank lines and lines whose first non-blank character is '#' are skipped.
@@ -24,9 +24,12 @@
 // * Each host appears once; a leaf has one spine and a spine one core across
 //   all rows; a name belongs to one thing only (a host, or a switch of one
 //   level).
-// Every error is a Status naming the line number and the offending token, e.g.
-// `line 7: leaf 'l3': under spine 's2' here but under 's1' on line 4`; no
-// partial tree is returned.
+// Every error is a Status naming the line number, the column (host, leaf,
+// spine, core; header for a header field, row for a whole row) and the
+// offending token, e.g.
+// `line 7: leaf=l3: under spine 's2' here but under 's1' on line 4`, with the
+// column and the token attached (error_field()); a token that would not print is
+// shown with \xNN escapes. No partial tree is returned.
 //
 // Order in the tree: hosts by first appearance (row order); switches grouped by
 // level (leaves, then spines, then cores), each level in order of first
@@ -44,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/core/csv.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/switch_tree.hpp"
@@ -102,10 +106,10 @@ constexpr bool csv_blank_or_control(uint32_t cp) {
          cp == 0x205f || cp == 0x3000 || cp == 0xfeff;
 }
 
-// For messages: the token in quotes, readable whatever it holds: control,
-// whitespace (but ' ') and invisible characters, and every non-ASCII byte of a
-// token that is not valid UTF-8, as \xNN.
-inline std::string csv_quoted(std::string_view s) {
+// For messages: the token readable whatever it holds: control, whitespace (but
+// ' ') and invisible characters, and every non-ASCII byte of a token that is not
+// valid UTF-8, as \xNN.
+inline std::string csv_escaped(std::string_view s) {
   constexpr std::string_view kHex = "0123456789abcdef";
   std::vector<bool> escape(s.size(), true);
   const bool utf8 =
@@ -115,7 +119,7 @@ inline std::string csv_quoted(std::string_view s) {
              k < s.size() && (k == at || (static_cast<unsigned char>(s[k]) & 0xc0) == 0x80); ++k)
           escape[k] = !keep;
       }) == std::string_view::npos;
-  std::string out = "'";
+  std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     const auto u = static_cast<unsigned char>(s[i]);
     const bool raw = utf8 ? !escape[i] : (u >= 0x20 && u < 0x7f);
@@ -124,9 +128,11 @@ inline std::string csv_quoted(std::string_view s) {
     else
       str_append(out, "\\x", kHex[u >> 4], kHex[u & 15]);
   }
-  out += '\'';
   return out;
 }
+
+// csv_escaped() in single quotes.
+inline std::string csv_quoted(std::string_view s) { return str_cat("'", csv_escaped(s), "'"); }
 
 inline std::string csv_code_point(uint32_t cp) {
   constexpr std::string_view kHex = "0123456789ABCDEF";
@@ -158,15 +164,12 @@ inline std::string csv_token_problem(std::string_view token) {
   return problem;
 }
 
-inline std::string_view csv_trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+// A first row starting with one of these (any case) is the header.
+inline constexpr std::string_view kCsvHeaderWords[] = {"host", "hostname"};
 
+// Whether a first field names the header row (the export refuses such host names).
 inline bool csv_is_header_word(std::string_view first_field) {
-  const std::string lower = to_lower(first_field);
-  return lower == "host" || lower == "hostname";
+  return csv_is_one_of(first_field, kCsvHeaderWords);
 }
 
 inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core"};
@@ -178,51 +181,46 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
 // result passes validate_tree(). Complexity O(text size x log names).
 [[nodiscard]] inline StatusOr<SwitchTree> csv_topology_from_text(std::string_view text) {
   using detail::csv_quoted;
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   struct Name {
     int level;      // 0 host, 1 leaf, 2 spine, 3 core
     int32_t index;  // within its level
-    int line;       // first appearance
+    int64_t line;   // first appearance
   };
   struct Sw {
     std::string name;
     int32_t parent = -1;  // index within the next level up
-    int parent_line = 0;
+    int64_t parent_line = 0;
   };
   std::map<std::string, Name, std::less<>> names;
   std::vector<std::string> hosts;
   std::vector<int32_t> leaf_of_host;
   std::vector<Sw> switches[4];  // by level 1..3
   size_t columns = 0;
-  int first_row_line = 0;  // the header or first data row: sets the column count
-  int line_no = 0;
-  auto error = [&](std::string_view role, std::string_view token, std::string_view problem) {
-    return invalid_argument_error(
-        str_cat("line ", line_no, ": ", role, " ", csv_quoted(token), ": ", problem));
+  int64_t first_row_line = 0;  // the header or first data row: sets the column count
+  CsvReader reader(text);
+  CsvRecord row;
+  // "line N: <field>=<token>: problem", the token escaped when it would not print.
+  auto error = [&row](std::string_view field, std::string_view token, std::string_view problem) {
+    return csv_error(row.line, field, token, problem, detail::csv_escaped(token));
   };
-  for (std::string_view raw : split(text, '\n')) {
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const std::string_view line = detail::csv_trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    std::vector<std::string_view> fields = split(line, ',');
-    for (auto& f : fields) f = detail::csv_trim(f);
-    const bool header_like = detail::csv_is_header_word(fields[0]);
+  while (reader.next(row)) {
+    const int64_t line_no = row.line;
+    const std::vector<std::string_view>& fields = row.fields;
+    const bool header_like = csv_is_header(row, detail::kCsvHeaderWords);
     const bool is_header = header_like && first_row_line == 0;
     if (columns == 0) {
       if (fields.size() != 3 && fields.size() != 4)
-        return invalid_argument_error(
-            str_cat("line ", line_no, ": row ", csv_quoted(line), ": ", fields.size(),
-                    " fields; expected host,leaf,spine or host,leaf,spine,core"));
+        return error(
+            "row", row.text,
+            str_cat(fields.size(), " fields; expected host,leaf,spine or host,leaf,spine,core"));
       columns = fields.size();
     } else if (fields.size() != columns) {
-      return invalid_argument_error(str_cat("line ", line_no, ": row ", csv_quoted(line), ": ",
-                                                fields.size(), " fields; line ", first_row_line,
-                                                " has ", columns));
+      return error("row", row.text,
+                   str_cat(fields.size(), " fields; line ", first_row_line, " has ", columns));
     }
     for (size_t c = 0; c < fields.size(); ++c)
       if (std::string problem = detail::csv_token_problem(fields[c]); !problem.empty())
-        return error(is_header ? "header field" : detail::kCsvRoles[c], fields[c], problem);
+        return error(is_header ? "header" : detail::kCsvRoles[c], fields[c], problem);
     if (first_row_line == 0) first_row_line = line_no;
     if (is_header) continue;
     if (header_like)
@@ -274,7 +272,7 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
   }
   if (hosts.empty())
     return invalid_argument_error(
-        str_cat("line ", line_no, ": no host rows (only blank lines, comments or a header)"));
+        str_cat("line ", reader.line(), ": no host rows (only blank lines, comments or a header)"));
 
   SwitchTree tree;
   tree.hosts = std::move(hosts);
