@@ -56,8 +56,8 @@ namespace detail {
 
 // Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and
 // code points above U+10FFFF included), or npos. Calls on_code_point(cp, offset)
-// for every decoded code point before that. The importer's name for
-// for_each_utf8() (core/utf8.hpp), which the fuzz targets call too.
+// for every decoded code point before that: for_each_utf8() (core/utf8.hpp)
+// under the importer's name.
 template <class F>
 size_t csv_utf8_scan(std::string_view s, F&& on_code_point) {
   return for_each_utf8(s, std::forward<F>(on_code_point));
