@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/utf8_reference.hpp"
 #include "fuzz_target.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -137,16 +138,16 @@ std::optional<uint64_t> reference_decimal(std::string_view s) {
 }
 
 // The first byte that is not valid UTF-8 or is a control character other than
-// tab, CR and LF; computed with the CSV importer's decoder (a separate
-// implementation from the Slurm importer's).
+// tab, CR and LF; UTF-8 checked by the RFC 3629 reference of tests/support, not
+// by the library's decoder (core/utf8.hpp) that the importer uses.
 size_t first_bad_conf_byte(std::string_view text) {
-  size_t first_control = std::string_view::npos;
-  const size_t bad_utf8 = topology::detail::csv_utf8_scan(text, [&](uint32_t cp, size_t at) {
-    if (first_control == std::string_view::npos &&
-        ((cp < 0x20 && cp != '\t' && cp != '\r' && cp != '\n') || cp == 0x7F))
-      first_control = at;
-  });
-  return std::min(bad_utf8, first_control);
+  const size_t bad_utf8 = railyard::test::utf8_ref::first_invalid(text);
+  // Before bad_utf8 every byte below 0x80 is a whole (ASCII) character.
+  for (size_t i = 0; i < std::min(bad_utf8, text.size()); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if ((b < 0x20 && b != '\t' && b != '\r' && b != '\n') || b == 0x7F) return i;
+  }
+  return bad_utf8;
 }
 
 // An upper bound on the names the hostlists of `text` expand to (a bracket

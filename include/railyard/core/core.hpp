@@ -1,6 +1,6 @@
 // railyard/core/core.hpp — umbrella header for the core layer: strong ids,
-// units, strings, status helpers, value parsers, the spec-string reader and
-// Slurm hostlist expressions.
+// units, strings, status helpers, value parsers, the spec-string reader, Slurm
+// hostlist expressions, UTF-8 validation and XML escaping.
 //
 //   #include "railyard/core/core.hpp"
 //   auto hosts = railyard::parse_host_list("hosts", "0-15,32-47");
@@ -13,4 +13,5 @@
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
+#include "railyard/core/utf8.hpp"
 #include "railyard/core/xml_escape.hpp"

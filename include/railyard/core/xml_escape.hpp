@@ -1,7 +1,9 @@
 // railyard/core/xml_escape.hpp — text made safe for XML (SVG and other XML
-// writers): the five special characters become entities, and bytes that would
-// make the document ill-formed — C0 controls other than tab/newline/return,
-// invalid or overlong UTF-8, surrogates, U+FFFE/U+FFFF — become '?'.
+// writers): the five special characters become entities, and what would make
+// the document ill-formed becomes '?': each invalid UTF-8 sequence (decoded by
+// core/utf8.hpp; one '?' per maximal subpart) and each character outside XML
+// 1.0's Char production (section 2.2) — C0 controls other than tab, newline and
+// return, and U+FFFE/U+FFFF.
 //
 //   std::string out;
 //   railyard::append_xml_escaped(out, "a < b & \"c\"");   // a &lt; b &amp; &quot;c&quot;
@@ -12,14 +14,20 @@
 #include <string>
 #include <string_view>
 
+#include "railyard/core/utf8.hpp"
+
 namespace railyard {
 
 inline void append_xml_escaped(std::string& out, std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
+    const Utf8Char c = decode_utf8(s, i);
+    const uint32_t cp = c.code_point;
+    if (!c.valid || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE ||
+        cp == 0xFFFF) {
+      out += '?';
+    } else {
+      switch (cp) {
         case '&':
           out += "&amp;";
           break;
@@ -36,29 +44,10 @@ inline void append_xml_escaped(std::string& out, std::string_view s) {
           out += "&#39;";
           break;
         default:
-          out += (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ? '?' : static_cast<char>(c);
+          out.append(s.substr(i, c.length));
       }
-      ++i;
-      continue;
     }
-    const size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    uint32_t cp = len == 2 ? c & 0x1fu : len == 3 ? c & 0x0fu : c & 0x07u;
-    bool ok = len != 0 && c < 0xf5 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      ok = (cc & 0xc0u) == 0x80u;
-      cp = (cp << 6) | (cc & 0x3fu);
-    }
-    static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-    ok = ok && cp >= kMin[len] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) &&
-         cp != 0xfffe && cp != 0xffff;
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += '?';
-      ++i;
-    }
+    i += c.length;
   }
 }
 

@@ -63,10 +63,10 @@
 // picture grows with ports and switches. Every row is one line of the output,
 // a <g class="row"> whose <use> children are its cells, inside a
 // <g class="tier" id="tier-leaf"> (spine, core) section. The document is
-// standalone SVG 1.1 (XML declaration, xmlns, width/height/viewBox), text is
-// XML-escaped (invalid UTF-8 and control characters become '?'), and the bytes
-// depend only on the input: coordinates are integers and percentages are printed
-// with one decimal by a snprintf-based helper.
+// written by report/svg.hpp: standalone SVG 1.1 (XML declaration, xmlns,
+// width/height/viewBox), text XML-escaped (invalid UTF-8 and control characters
+// become '?'), and bytes that depend only on the input: coordinates are integers
+// and percentages have one decimal, '.' whatever the locale.
 //
 // Errors (absl::InvalidArgumentError): "max_rows=0: must be >= 1" (likewise
 // max_columns), "utilization: 12 values for 40 links",
@@ -78,7 +78,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
@@ -87,7 +86,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
-#include "railyard/core/xml_escape.hpp"
+#include "railyard/report/svg.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -123,13 +122,6 @@ inline constexpr std::array<uint32_t, 9> kHeatmapRamp = {
 inline constexpr uint32_t kHeatmapUnusedRgb = 0xd0d0d0;
 inline constexpr uint32_t kHeatmapOverRgb = 0x3f007d;
 
-inline std::string heatmap_hex(uint32_t rgb) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s = "#";
-  for (int shift = 20; shift >= 0; shift -= 4) s += kDigits[(rgb >> shift) & 0xfu];
-  return s;
-}
-
 // Precondition: u >= 0 and finite.
 inline uint32_t heatmap_rgb(double u) {
   if (u == 0) return kHeatmapUnusedRgb;
@@ -146,18 +138,8 @@ inline uint32_t heatmap_rgb(double u) {
   return out;
 }
 
-// `v` with exactly `decimals` digits after the point. snprintf follows
-// LC_NUMERIC, so a decimal comma from a process-wide setlocale() is undone.
-inline std::string heatmap_fixed(double v, int decimals) { return fixed(v, decimals); }
-inline std::string heatmap_percent(double u) { return heatmap_fixed(100.0 * u, 1) + "%"; }
-
-// Appends `s` escaped for XML text and attribute values (core/xml_escape.hpp).
-inline void heatmap_escape(std::string& out, std::string_view s) { append_xml_escaped(out, s); }
-inline std::string heatmap_escaped(std::string_view s) {
-  std::string out;
-  heatmap_escape(out, s);
-  return out;
-}
+// One decimal, '.' whatever LC_NUMERIC says (railyard::fixed).
+inline std::string heatmap_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
 
 inline int heatmap_text_w(std::string_view s, int char_w = kHeatmapCharW) {
   return static_cast<int>(s.size()) * char_w;
@@ -323,28 +305,29 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
   const int m = d::kHeatmapMargin;
   const int cells_x = m + static_cast<int>(label_chars) * d::kHeatmapCharW + 8;
 
-  std::string body;
+  // The body first: the document's size is known only once it is laid out.
+  SvgWriter body;
   int y = m;
   int width = m + d::kHeatmapScaleW + 420;  // the scale row
-  auto text_line = [&](int x, int baseline, std::string_view text, std::string_view attrs = {}) {
-    str_append(body, "<text x=\"", x, "\" y=\"", baseline, "\"", attrs, ">");
-    d::heatmap_escape(body, text);
-    body += "</text>\n";
+  auto text_line = [&](int x, int baseline, std::string_view text, std::string_view fill = {}) {
+    body.text(x, baseline);
+    if (!fill.empty()) body.attr("fill", fill);
+    body.end(text);
     width = std::max(width, x + d::heatmap_text_w(text) + m);
+  };
+  auto bold_line = [&](int x, int baseline, std::string_view text, int font_size, int char_w) {
+    body.text(x, baseline).attr("font-size", font_size).attr("font-weight", "bold").end(text);
+    width = std::max(width, x + d::heatmap_text_w(text, char_w) + m);
   };
 
   // Title.
   if (!options.title.empty()) {
-    str_append(body, "<text x=\"", m, "\" y=\"", y + 14,
-               "\" font-size=\"14\" font-weight=\"bold\">");
-    d::heatmap_escape(body, options.title);
-    body += "</text>\n";
-    width = std::max(width, 2 * m + d::heatmap_text_w(options.title, d::kHeatmapTitleCharW));
+    bold_line(m, y + 14, options.title, 14, d::kHeatmapTitleCharW);
     y += 24;
   }
 
   // Legend.
-  body += "<g id=\"legend\">\n";
+  body.group().attr("id", "legend").open();
   text_line(m, y + 10,
             "Egress utilization of every switch port: one row per switch, one cell per cable, "
             "coloured by the direction leaving that switch.");
@@ -352,20 +335,21 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
             "Left of the dark bar: down ports (toward hosts); right of it: up ports (toward the "
             "core); each block in link-id order. Hover a cell for both directions.");
   y += 34;
-  str_append(body, "<rect x=\"", m, "\" y=\"", y, "\" width=\"", d::kHeatmapScaleW,
-             "\" height=\"12\" fill=\"url(#heatmap-scale)\" stroke=\"#808080\"/>\n");
+  body.rect(m, y, d::kHeatmapScaleW, 12)
+      .attr("fill", "url(#heatmap-scale)")
+      .attr("stroke", "#808080")
+      .end();
   for (int k = 0; k <= 4; ++k) {
     const std::string_view anchor = k == 0 ? "start" : k == 4 ? "end" : "middle";
-    str_append(body, "<text x=\"", m + k * d::kHeatmapScaleW / 4, "\" y=\"", y + 24,
-               "\" text-anchor=\"", anchor, "\">", k * 25, "%</text>\n");
+    body.text(m + k * d::kHeatmapScaleW / 4, y + 24)
+        .attr("text-anchor", anchor)
+        .end(str_cat(k * 25, "%"));
   }
   int sx = m + d::kHeatmapScaleW + 16;
-  str_append(body, "<rect x=\"", sx, "\" y=\"", y, "\" width=\"8\" height=\"12\" fill=\"",
-             d::heatmap_hex(d::kHeatmapUnusedRgb), "\"/>\n");
+  body.rect(sx, y, 8, 12).attr("fill", svg_color(d::kHeatmapUnusedRgb)).end();
   text_line(sx + 12, y + 10, "unused (0%)");
   sx += 12 + d::heatmap_text_w("unused (0%)") + 16;
-  str_append(body, "<rect x=\"", sx, "\" y=\"", y, "\" width=\"8\" height=\"12\" fill=\"",
-             d::heatmap_hex(d::kHeatmapOverRgb), "\"/>\n");
+  body.rect(sx, y, 8, 12).attr("fill", svg_color(d::kHeatmapOverRgb)).end();
   text_line(sx + 12, y + 10, str_cat("over capacity (> 100%): ", over_total, " links"));
   y += 30;
   for (int t = topology::kLinkTierCount - 1; t >= 0; --t) {
@@ -380,7 +364,7 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
                       fabric.node_name(fabric.dst(worst)), " ", d::heatmap_percent(util(worst))));
     y += 14;
   }
-  body += "</g>\n";
+  body.close();
   y += 10;
 
   if (sections.empty()) {
@@ -388,18 +372,19 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
     y += 14;
   }
 
+  constexpr std::string_view kGrey = "#404040";
   for (const Section& s : sections) {
     const std::string_view name = topology::kNodeKindNames[static_cast<size_t>(s.kind)];
-    str_append(body, "<g class=\"tier\" id=\"tier-", name, "\">\n");
+    body.group().attr("class", "tier").attr("id", str_cat("tier-", name)).open();
     auto range = [](int32_t lo, int32_t hi) {
       return lo == hi ? str_cat(lo) : str_cat(lo, "-", hi);
     };
-    text_line(m, y + 11,
+    bold_line(m, y + 11,
               str_cat(name, ": ", s.switches.size(), " switches, ", range(s.min_down, s.max_down),
                       " down + ", range(s.min_up, s.max_up), " up cables each"),
-              " font-size=\"12\" font-weight=\"bold\"");
+              12, d::kHeatmapCharW);
     y += 16;
-    text_line(m, y + 10, str_cat("egress: ", s.egress.text()), " fill=\"#404040\"");
+    text_line(m, y + 10, str_cat("egress: ", s.egress.text()), kGrey);
     y += 14;
     if (s.band > 1 || s.group > 1) {
       std::string merged = "merged: ";
@@ -407,7 +392,7 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
       if (s.band > 1 && s.group > 1) merged += ", ";
       if (s.group > 1) str_append(merged, s.group, " ports per cell");
       merged += "; a cell shows the maximum it covers";
-      text_line(m, y + 10, merged, " fill=\"#404040\"");
+      text_line(m, y + 10, merged, kGrey);
       y += 14;
     }
     const int up_x = s.down_cells > 0 ? s.down_cells * d::kHeatmapPitchX + d::kHeatmapBlockGap : 0;
@@ -415,10 +400,10 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
     const std::string up_head = str_cat("up ports (to ", d::heatmap_plural(s.up_to), ")");
     if (s.down_cells > 0 && s.up_cells > 0 &&
         up_x < d::heatmap_text_w(down_head) + d::kHeatmapCharW) {
-      text_line(cells_x, y + 10, str_cat(down_head, " | ", up_head), " fill=\"#404040\"");
+      text_line(cells_x, y + 10, str_cat(down_head, " | ", up_head), kGrey);
     } else {
-      if (s.down_cells > 0) text_line(cells_x, y + 10, down_head, " fill=\"#404040\"");
-      if (s.up_cells > 0) text_line(cells_x + up_x, y + 10, up_head, " fill=\"#404040\"");
+      if (s.down_cells > 0) text_line(cells_x, y + 10, down_head, kGrey);
+      if (s.up_cells > 0) text_line(cells_x + up_x, y + 10, up_head, kGrey);
     }
     y += 14;
     const int rows_top = y;
@@ -427,18 +412,18 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
     for (int32_t first = 0, row = 0; first < n; first += s.band, ++row) {
       const int32_t end = std::min(n, first + s.band);
       const bool single = end - first == 1 && s.group == 1;
-      str_append(body, "<g class=\"row\" transform=\"translate(", cells_x, ",", y, ")\">");
+      const std::string& label = s.labels[static_cast<size_t>(row)];
+      body.group()
+          .attr("class", "row")
+          .attr("transform", str_cat("translate(", cells_x, ",", y, ")"))
+          .open(SvgLayout::kOneLine);
       if (!single) {
-        body += "<title>";
-        d::heatmap_escape(body, s.labels[static_cast<size_t>(row)]);
-        str_append(body, ": each cell shows the maximum over ", end - first,
-                   end - first == 1 ? " switch" : " switches");
-        if (s.group > 1) str_append(body, " and ", s.group, " consecutive ports");
-        body += "</title>";
+        std::string merged = str_cat(label, ": each cell shows the maximum over ", end - first,
+                                     end - first == 1 ? " switch" : " switches");
+        if (s.group > 1) str_append(merged, " and ", s.group, " consecutive ports");
+        body.title(merged);
       }
-      body += "<text x=\"-6\" y=\"10\" text-anchor=\"end\">";
-      d::heatmap_escape(body, s.labels[static_cast<size_t>(row)]);
-      body += "</text>";
+      body.text(-6, 10).attr("text-anchor", "end").end(label);
       for (int block = 0; block < 2; ++block) {
         auto links_of = [&](int32_t i) -> const std::vector<LinkId>& {
           const d::HeatmapPorts& p = s.ports[static_cast<size_t>(i)];
@@ -461,58 +446,74 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
               back = std::max(back, util(Fabric::reverse(links[k])));
             }
           }
-          str_append(body, "<use xlink:href=\"#c\" x=\"", x0 + cell * d::kHeatmapPitchX,
-                     "\" fill=\"", d::heatmap_hex(d::heatmap_rgb(egress)), "\"");
+          body.start("use")
+              .attr("xlink:href", "#c")
+              .attr("x", x0 + cell * d::kHeatmapPitchX)
+              .attr("fill", svg_color(d::heatmap_rgb(egress)));
           if (!single) {
-            body += "/>";
+            body.end();
             continue;
           }
-          body += "><title>";
-          d::heatmap_escape(body, fabric.node_name(fabric.src(one)));
-          body += " -> ";
-          d::heatmap_escape(body, fabric.node_name(fabric.dst(one)));
-          str_append(body, ": ", d::heatmap_percent(egress), " / back: ", d::heatmap_percent(back),
-                     egress > 1 ? " (over capacity)" : "", " [link ", one.value(),
-                     "]</title></use>");
+          // The tooltip of an unmerged cell. " -> " is raw: content() would
+          // write "-&gt;", 3 more bytes in each of thousands of cells.
+          body.open().start("title").open();
+          body.content(fabric.node_name(fabric.src(one)))
+              .raw(" -> ")
+              .content(fabric.node_name(fabric.dst(one)))
+              .content(str_cat(": ", d::heatmap_percent(egress),
+                               " / back: ", d::heatmap_percent(back),
+                               egress > 1 ? " (over capacity)" : "", " [link ", one.value(), "]"));
+          body.close().close();
         }
       }
-      body += "</g>\n";
+      body.close();
       width = std::max(width, cells_x + up_x + s.up_cells * d::kHeatmapPitchX + m);
       width = std::max(width, cells_x + s.down_cells * d::kHeatmapPitchX + m);
       y += d::kHeatmapPitchY;
     }
     if (s.down_cells > 0 && s.up_cells > 0) {
       const int bar_x = cells_x + s.down_cells * d::kHeatmapPitchX + 2;
-      str_append(body, "<line x1=\"", bar_x, "\" y1=\"", rows_top - 2, "\" x2=\"", bar_x,
-                 "\" y2=\"", y, "\" stroke=\"#202020\" stroke-width=\"2\"/>\n");
+      body.line(bar_x, rows_top - 2, bar_x, y)
+          .attr("stroke", "#202020")
+          .attr("stroke-width", 2)
+          .end();
     }
-    body += "</g>\n";
+    body.close();
     y += 12;
   }
   const int height = y + m;
 
-  std::string out;
-  out.reserve(body.size() + 2048);
-  out += "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n";
-  str_append(out,
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-             "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"",
-             width, "\" height=\"", height, "\" viewBox=\"0 0 ", width, " ", height,
-             "\" font-family=\"monospace\" font-size=\"10\">\n");
-  out += "<title>";
-  d::heatmap_escape(out, options.title.empty() ? "link utilization" : options.title);
-  out += "</title>\n<desc>Link utilization heatmap written by railyard::report::heatmap_svg.</desc>\n";
-  str_append(out, "<defs>\n<rect id=\"c\" width=\"", d::kHeatmapCellW, "\" height=\"",
-             d::kHeatmapCellH, "\"/>\n");
-  out += "<linearGradient id=\"heatmap-scale\" x1=\"0\" y1=\"0\" x2=\"1\" y2=\"0\">";
+  SvgWriter svg;
+  svg.begin_document({.width = width,
+                      .height = height,
+                      .title = options.title.empty() ? "link utilization" : options.title,
+                      .desc = "Link utilization heatmap written by railyard::report::heatmap_svg.",
+                      .font_family = "monospace",
+                      .font_size = 10,
+                      .xlink = true});
+  // One cell shape, instantiated by <use> per cell (about 45 bytes each).
+  svg.start("defs").open();
+  svg.start("rect")
+      .attr("id", "c")
+      .attr("width", d::kHeatmapCellW)
+      .attr("height", d::kHeatmapCellH)
+      .end();
+  svg.start("linearGradient")
+      .attr("id", "heatmap-scale")
+      .attr("x1", 0)
+      .attr("y1", 0)
+      .attr("x2", 1)
+      .attr("y2", 0)
+      .open(SvgLayout::kOneLine);
   for (size_t k = 0; k < d::kHeatmapRamp.size(); ++k)
-    str_append(out, "<stop offset=\"", d::heatmap_fixed(static_cast<double>(k) / 8.0, 3),
-               "\" stop-color=\"", d::heatmap_hex(d::kHeatmapRamp[k]), "\"/>");
-  out += "</linearGradient>\n</defs>\n";
-  str_append(out, "<rect width=\"", width, "\" height=\"", height, "\" fill=\"#ffffff\"/>\n");
-  out += body;
-  out += "</svg>\n";
-  return out;
+    svg.start("stop")
+        .attr("offset", fixed(static_cast<double>(k) / 8.0, 3))
+        .attr("stop-color", svg_color(d::kHeatmapRamp[k]))
+        .end();
+  svg.close().close();
+  svg.background("#ffffff");
+  svg.append(body);
+  return std::move(svg).finish();
 }
 
 }  // namespace railyard::report

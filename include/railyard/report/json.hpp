@@ -2,7 +2,8 @@
 //
 // railyard writes JSON for reports and CLI output; it never reads it, so a
 // writer is all that is needed. Keys appear in the order written, numbers in
-// shortest round-trip form, strings escaped per RFC 8259:
+// shortest round-trip form, strings escaped per RFC 8259 and always valid UTF-8
+// (invalid input sequences become U+FFFD):
 //
 //   railyard::report::JsonWriter w;
 //   w.begin_object();
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "railyard/core/strings.hpp"
+#include "railyard/core/utf8.hpp"
 
 namespace railyard::report {
 
@@ -133,11 +135,20 @@ class JsonWriter {
     out_ += '\n';
     out_.append(stack_.size() * static_cast<size_t>(indent_), ' ');
   }
+  // RFC 8259 section 7: '"', '\\' and control characters escaped, everything
+  // else as is. JSON text must be UTF-8 (section 8.1), so each invalid sequence
+  // becomes U+FFFD (core/utf8.hpp) instead of passing through to break parsers.
   void write_string(std::string_view s) {
     out_ += '"';
-    for (char ch : s) {
-      const auto c = static_cast<unsigned char>(ch);
-      switch (c) {
+    size_t i = 0;
+    while (i < s.size()) {
+      const Utf8Char c = decode_utf8(s, i);
+      if (!c.valid) {
+        out_ += kReplacementUtf8;
+        i += c.length;
+        continue;
+      }
+      switch (c.code_point) {
         case '"':
           out_ += "\\\"";
           break;
@@ -154,15 +165,16 @@ class JsonWriter {
           out_ += "\\t";
           break;
         default:
-          if (c < 0x20) {
+          if (c.code_point < 0x20) {
             static constexpr char kHex[] = "0123456789abcdef";
             out_ += "\\u00";
-            out_ += kHex[c >> 4];
-            out_ += kHex[c & 15];
+            out_ += kHex[c.code_point >> 4];
+            out_ += kHex[c.code_point & 15];
           } else {
-            out_ += ch;
+            out_.append(s.substr(i, c.length));
           }
       }
+      i += c.length;
     }
     out_ += '"';
   }

@@ -1,7 +1,7 @@
 // railyard/report/report.hpp — umbrella header for the report layer: rendering
 // only — the JSON writer, the text and JSON reports the CLI prints (inventory,
-// order, place/replay, spray, simulate, congestion control, plan) and the SVG
-// pictures (link-utilization heat maps, DCQCN traces).
+// order, place/replay, spray, simulate, congestion control, plan), the SVG
+// writer and its pictures (link-utilization heat maps, DCQCN traces).
 //
 //   #include "railyard/report/report.hpp"
 //   std::string json = railyard::report::inventory_json(descriptor);
@@ -16,4 +16,5 @@
 #include "railyard/report/plan_report.hpp"
 #include "railyard/report/simulate_report.hpp"
 #include "railyard/report/spray_report.hpp"
+#include "railyard/report/svg.hpp"
 #include "railyard/report/trace_svg.hpp"

@@ -23,11 +23,10 @@
 // per pixel column to the first, minimum, maximum and last sample (so peaks
 // survive).
 //
-// The document is standalone SVG 1.1; the title is XML-escaped (invalid UTF-8
-// and control characters become '?'). The bytes depend only on the input:
-// numbers are printed by snprintf with fixed decimals (coordinates with one,
-// tick labels with as many as the tick step needs) in the C locale's format
-// whatever the process locale.
+// The document is standalone SVG 1.1, written by report/svg.hpp; the title is
+// XML-escaped (invalid UTF-8 and control characters become '?'). The bytes
+// depend only on the input: numbers have fixed decimals (coordinates one, tick
+// labels as many as the tick step needs) and '.' whatever the process locale.
 //
 // Errors (absl::InvalidArgumentError) name the field and value:
 // "t_us: 1 samples, need >= 2", "queue_bytes: 3 values for 4 samples",
@@ -40,7 +39,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <span>
 #include <string>
@@ -50,7 +48,7 @@
 #include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
-#include "railyard/core/xml_escape.hpp"
+#include "railyard/report/svg.hpp"
 
 namespace railyard::report {
 
@@ -75,13 +73,6 @@ inline constexpr int kTracePanelGap = 56;
 inline constexpr int kTraceBottom = 44;
 inline constexpr std::array<std::string_view, 8> kTracePalette = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-
-// `v` with exactly `decimals` digits after the point, '.' as the separator
-// whatever LC_NUMERIC says.
-inline std::string trace_fixed(double v, int decimals) { return fixed(v, decimals); }
-
-// Appends `s` escaped for XML (core/xml_escape.hpp).
-inline void trace_escape(std::string& out, std::string_view s) { append_xml_escaped(out, s); }
 
 // A 0-based axis up to max ≥ `hi` in 4..8 intervals of a 1/2/5·10^k step
 // (the smallest such step ≥ hi/8).
@@ -236,77 +227,97 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
   auto fy = [&](int top, const d::TraceAxis& a, double v) {
     return top + panel_h - v / a.max * panel_h;
   };
-  auto num = [](double v) { return d::trace_fixed(v, 1); };
+  // Coordinates have one decimal (SvgWriter's default); tick labels as many as
+  // their step needs.
+  SvgWriter svg;
+  svg.begin_document({.width = width,
+                      .height = height,
+                      .title = options.title.empty() ? "DCQCN fluid model trace" : options.title,
+                      .desc = "Queue and sending rates over time, written by "
+                              "railyard::report::trace_svg.",
+                      .font_family = "sans-serif",
+                      .font_size = 11});
+  svg.background("#ffffff");
+  if (!options.title.empty()) {
+    svg.text(left, 24).attr("font-size", 14).attr("font-weight", "bold").end(options.title);
+  }
 
-  std::string body;
-  auto text = [&](double x, double y, std::string_view s, std::string_view attrs = {}) {
-    str_append(body, "<text x=\"", num(x), "\" y=\"", num(y), "\"", attrs, ">");
-    d::trace_escape(body, s);
-    body += "</text>\n";
+  auto text = [&](double x, double y, std::string_view s, std::string_view anchor = {}) {
+    svg.text(x, y);
+    if (!anchor.empty()) svg.attr("text-anchor", anchor);
+    svg.end(s);
+  };
+  auto dashed = [&](std::string_view dash) {
+    if (!dash.empty()) svg.attr("stroke-dasharray", dash);
   };
   auto hline = [&](int top, const d::TraceAxis& a, double v, std::string_view stroke,
                    std::string_view dash, std::string_view cls) {
-    const std::string y = num(fy(top, a, v));
-    str_append(body, "<line class=\"", cls, "\" x1=\"", left, "\" y1=\"", y, "\" x2=\"",
-               left + plot_w, "\" y2=\"", y, "\" stroke=\"", stroke, "\" stroke-width=\"1.2\"",
-               dash.empty() ? "" : " stroke-dasharray=\"", dash, dash.empty() ? "" : "\"", "/>\n");
+    const double y = fy(top, a, v);
+    svg.start("line")
+        .attr("class", cls)
+        .attr("x1", left)
+        .attr("y1", y)
+        .attr("x2", left + plot_w)
+        .attr("y2", y)
+        .attr("stroke", stroke)
+        .attr("stroke-width", "1.2");
+    dashed(dash);
+    svg.end();
   };
   auto polyline = [&](int top, const d::TraceAxis& a, std::span<const double> v, double div,
                       std::string_view stroke, double w, std::string_view cls) {
-    str_append(body, "<polyline class=\"", cls, "\" fill=\"none\" stroke=\"", stroke,
-               "\" stroke-width=\"", d::trace_fixed(w, 1),
-               "\" stroke-linejoin=\"round\" points=\"");
-    bool first = true;
-    for (size_t i : d::trace_thin(trace.t_us, v, t_max, plot_w)) {
-      if (!first) body += ' ';
-      first = false;
-      str_append(body, num(fx(trace.t_us[i])), ",", num(fy(top, a, v[i] / div)));
-    }
-    body += "\"/>\n";
+    std::vector<SvgPoint> points;
+    for (size_t i : d::trace_thin(trace.t_us, v, t_max, plot_w))
+      points.push_back({fx(trace.t_us[i]), fy(top, a, v[i] / div)});
+    svg.start("polyline")
+        .attr("class", cls)
+        .attr("fill", "none")
+        .attr("stroke", stroke)
+        .attr("stroke-width", w)
+        .attr("stroke-linejoin", "round")
+        .points(points)
+        .end();
   };
   auto frame = [&](int top, const d::TraceAxis& a, std::string_view y_label, int id) {
-    str_append(body, "<g class=\"axes\" id=\"axes-", id, "\">\n");
+    svg.group().attr("class", "axes").attr("id", str_cat("axes-", id)).open();
     for (int k = 0; k <= a.ticks(); ++k) {
       const double v = k * a.step;
-      const std::string y = num(fy(top, a, v));
-      str_append(body, "<line x1=\"", left, "\" y1=\"", y, "\" x2=\"", left + plot_w, "\" y2=\"", y,
-                 "\" stroke=\"#e6e6e6\"/>\n");
-      text(left - 6, fy(top, a, v) + 3.5, d::trace_fixed(v, a.decimals), " text-anchor=\"end\"");
+      svg.line(left, fy(top, a, v), left + plot_w, fy(top, a, v)).attr("stroke", "#e6e6e6").end();
+      text(left - 6, fy(top, a, v) + 3.5, fixed(v, a.decimals), "end");
     }
     for (int k = 0; k <= tx.ticks(); ++k) {
       const double v = k * tx.step;
       const double x = left + v / tx.max * plot_w;
-      str_append(body, "<line x1=\"", num(x), "\" y1=\"", top + panel_h, "\" x2=\"", num(x),
-                 "\" y2=\"", top + panel_h + 4, "\" stroke=\"#404040\"/>\n");
-      text(x, top + panel_h + 16, d::trace_fixed(v, tx.decimals), " text-anchor=\"middle\"");
+      svg.line(x, top + panel_h, x, top + panel_h + 4).attr("stroke", "#404040").end();
+      text(x, top + panel_h + 16, fixed(v, tx.decimals), "middle");
     }
-    str_append(body, "<rect x=\"", left, "\" y=\"", top, "\" width=\"", plot_w, "\" height=\"",
-               panel_h, "\" fill=\"none\" stroke=\"#404040\"/>\n");
+    svg.rect(left, top, plot_w, panel_h).attr("fill", "none").attr("stroke", "#404040").end();
     text(left + plot_w / 2.0, top + panel_h + 32, in_ms ? "time (ms)" : "time (\xc2\xb5s)",
-         " text-anchor=\"middle\"");
-    text(16, top + panel_h / 2.0, y_label,
-         str_cat(" text-anchor=\"middle\" transform=\"rotate(-90 16 ", num(top + panel_h / 2.0),
-                 ")\""));
-    body += "</g>\n";
+         "middle");
+    svg.text(16.0, top + panel_h / 2.0)
+        .attr("text-anchor", "middle")
+        .attr("transform", str_cat("rotate(-90 16 ", svg.number(top + panel_h / 2.0), ")"))
+        .end(y_label);
+    svg.close();
   };
   int legend_y = 0;
   auto legend = [&](int top, std::string_view stroke, std::string_view dash, std::string_view s) {
     if (legend_y == 0) legend_y = top + 8;
     const int x = left + plot_w + 14;
-    str_append(body, "<line x1=\"", x, "\" y1=\"", legend_y, "\" x2=\"", x + 22, "\" y2=\"",
-               legend_y, "\" stroke=\"", stroke, "\" stroke-width=\"2\"",
-               dash.empty() ? "" : " stroke-dasharray=\"", dash, dash.empty() ? "" : "\"", "/>\n");
+    svg.line(x, legend_y, x + 22, legend_y).attr("stroke", stroke).attr("stroke-width", 2);
+    dashed(dash);
+    svg.end();
     text(x + 28, legend_y + 4, s);
     legend_y += 16;
   };
   auto bytes_label = [&](double b) {
-    return b >= 10e6 ? str_cat(d::trace_fixed(b / 1e6, 1), " MB")
-                     : str_cat(d::trace_fixed(b / 1e3, b >= 1e5 ? 0 : 1), " KB");
+    return b >= 10e6 ? str_cat(fixed(b / 1e6, 1), " MB")
+                     : str_cat(fixed(b / 1e3, b >= 1e5 ? 0 : 1), " KB");
   };
 
   // Queue panel.
   frame(top1, qy, in_mb ? "queue (MB)" : "queue (KB)", 1);
-  body += "<g class=\"queue-panel\">\n";
+  svg.group().attr("class", "queue-panel").open();
   if (draw_k) {
     hline(top1, qy, options.kmin_bytes / q_div, "#ff7f0e", "6 4", "kmin");
     hline(top1, qy, options.kmax_bytes / q_div, "#d62728", "6 4", "kmax");
@@ -324,11 +335,11 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
            str_cat("buffer ", bytes_label(options.buffer_bytes),
                    buffer_on_scale ? "" : " (off scale)"));
   }
-  body += "</g>\n";
+  svg.close();
 
   // Rate panel.
   frame(top2, ry, "rate (Gb/s)", 2);
-  body += "<g class=\"rate-panel\">\n";
+  svg.group().attr("class", "rate-panel").open();
   if (options.capacity_gbps > 0)
     hline(top2, ry, options.capacity_gbps, "#7f7f7f", "6 4", "capacity");
   if (options.fair_share_gbps > 0) {
@@ -346,35 +357,14 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
            str_cat("flow ", trace.flows[f], " R_C"));
   }
   if (options.capacity_gbps > 0) {
-    legend(top2, "#7f7f7f", "6 4",
-           str_cat("capacity ", d::trace_fixed(options.capacity_gbps, 1), " Gb/s"));
+    legend(top2, "#7f7f7f", "6 4", str_cat("capacity ", fixed(options.capacity_gbps, 1), " Gb/s"));
   }
   if (options.fair_share_gbps > 0) {
     legend(top2, "#2ca02c", "2 3",
-           str_cat("fair share ", d::trace_fixed(options.fair_share_gbps, 2), " Gb/s"));
+           str_cat("fair share ", fixed(options.fair_share_gbps, 2), " Gb/s"));
   }
-  body += "</g>\n";
-
-  std::string out;
-  out.reserve(body.size() + 1024);
-  out += "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n";
-  str_append(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"", width,
-             "\" height=\"", height, "\" viewBox=\"0 0 ", width, " ", height,
-             "\" font-family=\"sans-serif\" font-size=\"11\">\n");
-  out += "<title>";
-  d::trace_escape(out, options.title.empty() ? "DCQCN fluid model trace" : options.title);
-  out +=
-      "</title>\n<desc>Queue and sending rates over time, written by "
-      "railyard::report::trace_svg.</desc>\n";
-  str_append(out, "<rect width=\"", width, "\" height=\"", height, "\" fill=\"#ffffff\"/>\n");
-  if (!options.title.empty()) {
-    str_append(out, "<text x=\"", left, "\" y=\"24\" font-size=\"14\" font-weight=\"bold\">");
-    d::trace_escape(out, options.title);
-    out += "</text>\n";
-  }
-  out += body;
-  out += "</svg>\n";
-  return out;
+  svg.close();
+  return std::move(svg).finish();
 }
 
 // trace_svg() of a simulation result, with the lines taken from its inputs:

@@ -50,6 +50,7 @@
 #include "railyard/core/csv.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/core/utf8.hpp"
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -59,44 +60,11 @@ namespace detail {
 
 // Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and
 // code points above U+10FFFF included), or npos. Calls on_code_point(cp, offset)
-// for every decoded code point before that.
+// for every decoded code point before that: for_each_utf8() (core/utf8.hpp)
+// under the importer's name.
 template <class F>
 size_t csv_utf8_scan(std::string_view s, F&& on_code_point) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    size_t n = 0;
-    uint32_t cp = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (b0 < 0x80) {
-      n = 1;
-      cp = b0;
-    } else if (b0 >= 0xc2 && b0 <= 0xdf) {
-      n = 2;
-      cp = b0 & 0x1fu;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      n = 3;
-      cp = b0 & 0x0fu;
-      if (b0 == 0xe0) lo = 0xa0;
-      if (b0 == 0xed) hi = 0x9f;  // no UTF-16 surrogates
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      n = 4;
-      cp = b0 & 0x07u;
-      if (b0 == 0xf0) lo = 0x90;
-      if (b0 == 0xf4) hi = 0x8f;  // <= U+10FFFF
-    } else {
-      return i;
-    }
-    if (i + n > s.size()) return i;
-    for (size_t k = 1; k < n; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf)) return i;
-      cp = (cp << 6) | (b & 0x3fu);
-    }
-    on_code_point(cp, i);
-    i += n;
-  }
-  return std::string_view::npos;
+  return for_each_utf8(s, std::forward<F>(on_code_point));
 }
 
 // Whitespace, control and invisible code points that must not be in a name.

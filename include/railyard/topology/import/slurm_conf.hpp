@@ -56,6 +56,7 @@
 
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/core/utf8.hpp"
 #include "railyard/core/hostlist.hpp"
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -74,42 +75,15 @@ inline Status conf_error(int line, std::string_view token, std::string_view prob
 
 // First byte offset of invalid UTF-8 or of a control character (other than tab,
 // CR, LF) in `text`, or npos. Overlong forms, surrogates and code points above
-// U+10FFFF are invalid.
+// U+10FFFF are invalid (core/utf8.hpp).
 inline size_t first_bad_byte(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if (b < 0x80) {
-      if ((b < 0x20 && b != '\t' && b != '\r' && b != '\n') || b == 0x7F) return i;
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    uint32_t cp = 0;
-    if (b >= 0xC2 && b <= 0xDF) {
-      len = 2;
-      cp = b & 0x1Fu;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3;
-      cp = b & 0x0Fu;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4;
-      cp = b & 0x07u;
-    } else {
-      return i;
-    }
-    if (i + len > text.size()) return i;
-    for (size_t k = 1; k < len; ++k) {
-      const auto c = static_cast<unsigned char>(text[i + k]);
-      if ((c & 0xC0u) != 0x80u) return i;
-      cp = (cp << 6) | (c & 0x3Fu);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
-    i += len;
-  }
-  return std::string_view::npos;
+  size_t control = std::string_view::npos;
+  const size_t invalid = for_each_utf8(text, [&](uint32_t cp, size_t at) {
+    if (control == std::string_view::npos &&
+        ((cp < 0x20 && cp != '\t' && cp != '\r' && cp != '\n') || cp == 0x7F))
+      control = at;
+  });
+  return std::min(control, invalid);  // a control character is seen only before `invalid`
 }
 
 // The whitespace-delimited word around byte `at`, non-ASCII and control bytes
