@@ -434,7 +434,7 @@ class ClusterDescriptor {
   FastConstants fast_;
 };
 
-// What algorithms need from a topology description (see DESIGN.md).
+// What algorithms need from a topology description (docs/architecture.md#topology-concept).
 template <class T>
 concept Topology = requires(const T& t, HostId h, RailId r, PlaneId p, NicPort a, LinkTier tier) {
   { t.hosts() } -> std::convertible_to<int32_t>;
