@@ -10,7 +10,7 @@
 //   railyard cc --job tp=8,dp=16 --hosts 0-15 --collective alltoall   # ECN, DCQCN, NCCL env
 //   railyard help [subcommand]                         # also --help / -h anywhere
 //
-// Contract (DESIGN.md, "Command-line contract"): the first positional argument
+// Contract (docs/cli.md): the first positional argument
 // names the subcommand; a report goes to stdout; any usage or input error prints
 // one line `railyard: <message>` on stderr and exits with status 2.
 //

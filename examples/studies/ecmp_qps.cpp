@@ -1,7 +1,7 @@
 // ecmp_qps — how much of a leaf's uplink bandwidth a synchronized collective
 // gets under ECMP with 1, 4 and 16 QPs per connection, with spraying, and with
 // railyard's planned paths, for leaves of 8 to 128 uplinks; compared with the
-// balls-into-bins figures of FACTS.md §2.
+// balls-into-bins figures of docs/constants.md#ecmp.
 //
 // Setup: rail_fat_tree:hosts=2U,hosts_per_su=U,switch_radix=2U (non-blocking:
 // each leaf has U host ports and U uplinks; 2 SUs, 8 spines, U/8 parallel
@@ -11,10 +11,10 @@
 // each direction. Efficiency = busbw / 400 Gb/s (a 2-rank ring moves S per rank
 // at the NIC's line rate; the library's lower bound counts all 8 NICs of a host
 // and is looser here). ECMP figures use the mean time over many hash seeds:
-// efficiency = line-rate time / mean time, the (n/m) / E[max load] of FACTS.md.
+// efficiency = line-rate time / mean time, the (n/m) / E[max load] of docs/models.md#routing.
 // The simulator splits a connection's bytes evenly over its QPs.
 //
-// Also computed here by Monte Carlo: FACTS.md's one-leaf model (checked
+// Also computed here by Monte Carlo: the one-leaf model of docs/constants.md#ecmp (checked
 // against its table) and the same model for this traffic ("model": two
 // directions at once, each QP hashed at the leaf and again at the spine among
 // the U/8 parallel cables down to the destination leaf).
@@ -38,7 +38,7 @@ using railyard::sim::Routing;
 
 constexpr std::array<int32_t, 5> kUplinks = {8, 16, 32, 64, 128};
 constexpr std::array<int32_t, 3> kQps = {1, 4, 16};
-// FACTS.md §2, efficiency for n = m, k = 1, 4, 16.
+// docs/constants.md#ecmp: efficiency for n = m, k = 1, 4, 16.
 constexpr std::array<std::array<double, 3>, 5> kFacts = {{{0.38, 0.57, 0.73},
                                                           {0.32, 0.51, 0.68},
                                                           {0.28, 0.46, 0.64},
@@ -57,7 +57,8 @@ constexpr double kLineGbps = 400;
 // independently (the spine's own ECMP decision). `directions` independent
 // copies run at once (the two directions of a ring). Returns (n/m) / E[max load]
 // over `trials`, the largest load over every bin of every copy, m = spines x
-// cables. With one spine stage and one direction this is FACTS.md §2's model.
+// cables. With one spine stage and one direction this is the one-leaf model of
+// docs/constants.md#ecmp.
 double balls_into_bins(int32_t n, int32_t spines, int32_t cables, int32_t k, int directions,
                        bool down_stage, int trials, uint64_t seed) {
   const int32_t m = spines * cables;
@@ -180,7 +181,7 @@ int main() {
   for (size_t u = 0; u < rows.size(); ++u) {
     const Row& r = rows[u];
     for (size_t k = 0; k < kQps.size(); ++k) {
-      // Our Monte Carlo of one leaf reproduces FACTS.md's table.
+      // Our Monte Carlo of one leaf reproduces the table of docs/constants.md#ecmp.
       claim.check(std::abs(r.leaf[k] - kFacts[u][k]) <= 0.02,
                   study::fmt("U=%d k=%d: one-leaf balls-into-bins %.3f vs FACTS.md %.2f", r.up,
                              kQps[k], r.leaf[k], kFacts[u][k]));

@@ -8,7 +8,7 @@
 // rank i on the i-th host of the list) on three host lists:
 //   id order      0, 1, ..., 63 (what a first-fit scheduler hands out)
 //   lexicographic node0, node1, node10, ..., node63 (torchrun's c10d rendezvous
-//                 sorts node addresses as strings, FACTS.md §5)
+//                 sorts node addresses as strings, docs/constants.md#schedulers)
 //   interleaved   0, 32, 1, 33, ... (a list that alternates SUs, e.g. hosts
 //                 named by rack position across SUs)
 // railyard = placement::order_ranks on the same hosts. For each: the DP

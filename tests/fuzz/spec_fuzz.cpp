@@ -73,7 +73,7 @@ class Sampler {
 // cluster_spec
 // ---------------------------------------------------------------------------
 
-// The spec keys by the ClusterSpec field they set (DESIGN.md's table).
+// The spec keys by the ClusterSpec field they set (docs/cluster-spec.md#keys).
 constexpr std::pair<std::string_view, int32_t ClusterSpec::*> kIntegerKeys[] = {
     {"hosts", &ClusterSpec::hosts},
     {"gpus_per_host", &ClusterSpec::gpus_per_host},
@@ -93,7 +93,7 @@ constexpr std::pair<std::string_view, Ratio ClusterSpec::*> kRatioKeys[] = {
 };
 
 // Reads each written key back from the text and compares it with the parsed
-// spec; keys not written must hold their DESIGN.md defaults.
+// spec; keys not written must hold their defaults (docs/cluster-spec.md#keys).
 void check_values_as_written(std::string_view text, const ClusterSpec& spec) {
   for (const auto& preset : railyard::topology::kPresets)
     if (text == preset.name) {

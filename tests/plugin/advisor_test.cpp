@@ -51,7 +51,8 @@ NicPort port(int32_t host, int32_t nic, int32_t plane = 0) {
   return {HostId{host}, NicIndex{nic}, PlaneId{plane}};
 }
 
-// FACTS.md §2, written out here rather than taken from routing/flow.hpp.
+// Linux's rdma_flow_label_to_udp_sport() (include/rdma/ib_verbs.h), written out here
+// rather than taken from routing/flow.hpp.
 uint16_t sport_of_label(uint32_t fl) {
   return static_cast<uint16_t>(0xC000u | ((fl & 0x3FFFu) ^ ((fl & 0xFC000u) >> 14)));
 }

@@ -17,7 +17,7 @@ using namespace railyard::routing;
 
 namespace {
 
-// Monte Carlo budget for the FACTS.md table: 20,000 throws per cell in
+// Monte Carlo budget for the table of docs/constants.md#ecmp: 20,000 throws per cell in
 // optimized builds; sanitized debug builds (CI) run a quarter of that. The
 // E[max] k=1 column gets 200,000 throws in both (they are cheap): its n=64
 // entry, 3.94, sits 0.018 below the exact 3.958, so the ±0.02 check there has
@@ -45,7 +45,7 @@ double brute_force_expected_max(int64_t balls, int64_t m) {
   return static_cast<double>(sum) / static_cast<double>(assignments);
 }
 
-// FACTS.md §2: n = m, E[max] for k = 1 and the efficiency for k = 1, 4, 16.
+// docs/constants.md#ecmp: n = m, E[max] for k = 1 and the efficiency for k = 1, 4, 16.
 struct Row {
   int64_t n;
   double max_k1;

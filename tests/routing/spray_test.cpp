@@ -553,7 +553,7 @@ TEST_CASE("spray: bad input is a Status naming the value") {
 }
 
 TEST_CASE("spray: an unknown (random) hash gets distinct ports and the expected efficiency") {
-  // FACTS.md §2, n = m: efficiency for k = 1, 4, 16 QPs.
+  // docs/constants.md#ecmp, n = m: efficiency for k = 1, 4, 16 QPs.
   struct Row {
     std::string_view spec;
     int32_t m;

@@ -1,6 +1,6 @@
 // The collective simulator against closed forms (ring busbw on a non-blocking
 // HGX fabric, hierarchical all-reduce, rail-aligned all-to-all, the lower
-// bounds), ECMP against the balls-into-bins figures of FACTS.md §2, and
+// bounds), ECMP against the balls-into-bins figures of docs/constants.md#ecmp, and
 // properties on random fabrics (the bound holds, the analytic model never
 // exceeds the simulation, bytes are conserved, same input same output).
 #include "railyard/sim/collective_sim.hpp"
@@ -181,11 +181,11 @@ TEST_CASE("collective_sim: lower bounds follow the unit cuts") {
 TEST_CASE("collective_sim: ECMP with one QP reproduces the balls-into-bins efficiencies") {
   // m hosts under one leaf (m uplinks, 1:1) each send one flow to a host under a
   // different leaf: only the source leaf's hashing can collide, so the step time
-  // over the ideal time is the fullest of m bins after m balls (FACTS.md §2).
+  // over the ideal time is the fullest of m bins after m balls (docs/constants.md#ecmp).
   struct Case {
     int32_t m;
     int32_t qps;
-    double efficiency;  // FACTS.md §2 Monte Carlo table
+    double efficiency;  // docs/constants.md#ecmp table
   };
   for (const Case c : {Case{8, 1, 0.38}, Case{16, 1, 0.32}, Case{8, 4, 0.57}, Case{16, 16, 0.68}}) {
     CAPTURE(c.m);

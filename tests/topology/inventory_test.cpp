@@ -24,7 +24,7 @@ ClusterDescriptor<> descriptor(std::string_view text) {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
-// Published reference designs (FACTS.md §1): 1024 H100 on 64-port switches is
+// Published reference designs (docs/constants.md#fabric): 1024 H100 on 64-port switches is
 // 32 leaves and 16 spines non-blocking.
 TEST_CASE("inventory: reference designs") {
   const Inventory ref = inventory(descriptor("h100-1024"));

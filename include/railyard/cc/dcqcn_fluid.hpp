@@ -133,7 +133,7 @@ struct DcqcnModelParams {
   double max_cut_fraction = 0.5;         // c_max: largest cut per decrease, (0, 1]
 };
 
-// NVIDIA ConnectX (CX-4 and later) firmware defaults, FACTS.md §3, as the
+// NVIDIA ConnectX (CX-4 and later) firmware defaults, docs/constants.md#dcqcn, as the
 // fluid model's parameters:
 //   g = 1 − dce_tcp_g/1024 = 5/1024 ≈ 1/205 (α ← (dce_tcp_g/1024)·α + (1 − dce_tcp_g/1024)
 //     on a CNP), τ' = dce_tcp_rtt = 1 µs, initial α = initial_alpha_value/1024 =
@@ -147,14 +147,14 @@ struct DcqcnModelParams {
 //     50 Mb/s. Confirmed only in an `mlxconfig -q` listing of a ConnectX NIC's
 //     firmware defaults quoted in a public mailing-list thread (the DOCA
 //     page's rate-increase table was not in the stored copy). That listing
-//     has min_time_between_cnps = 2 µs (FACTS says 4): either way the RP
+//     has min_time_between_cnps = 2 µs (derive.hpp uses 4): either way the RP
 //     decreases at most once per rate_reduce_monitor_period = 4 µs, so τ = 4 µs.
 //   Not modelled: clamp_tgt_rate_after_time_inc (default on) and hyper increase.
 [[nodiscard]] inline DcqcnModelParams vendor_default_dcqcn() { return DcqcnModelParams{}; }
 
 // The SIGCOMM'15 parameter set (40 Gb/s): g = 1/256, τ' = 55 µs, τ = 50 µs,
-// T = 55 µs, B = 10 MB, F = 5, R_AI = 40 Mb/s; α starts at 1. FACTS.md §3 marks
-// these "(check)"; confirmed against the authors' MATLAB fluid model
+// T = 55 µs, B = 10 MB, F = 5, R_AI = 40 Mb/s; α starts at 1 (docs/constants.md#dcqcn);
+// confirmed against the authors' MATLAB fluid model
 // (github.com/jitupadhye-zz/rdma, fluidmodel/dcqcn/dcqcn2.m: tau = 50e-6,
 // tauprime = 55e-6, timer = 55e-6, B = 10 MB, F = 5, Rai = 40 Mb/s, g = 1/256,
 // initial α = 1). R_HAI is not part of that model; 0 here. The minimum rate
@@ -200,7 +200,7 @@ requires std::same_as<Derived, DcqcnParams>
 }
 
 // NVIDIA switch ECN defaults for the RoCE traffic class: Kmin 150 KB, Kmax
-// 1,500 KB (FACTS.md §3; Onyx "show roce": "Mode: ecn, absolute  Min: 150
+// 1,500 KB (docs/constants.md#dcqcn; Onyx "show roce": "Mode: ecn, absolute  Min: 150
 // Max: 1500", docs.nvidia.com/networking/display/Onyxv31040100/RoCE+Commands),
 // and Pmax = 1.0: Cumulus Linux on Spectrum ships default_ecn_conf with
 // min_threshold_bytes = 150000, max_threshold_bytes = 1500000, probability =

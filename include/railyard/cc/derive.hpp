@@ -21,7 +21,7 @@
 // * ECN per egress tier (leaf->host, leaf->spine, spine->leaf, spine->core,
 //   core->spine), using the longest RTT of the paths that cross it:
 //     Kmin = max(0.17 × BDP, 2 frames) — the refined DCTCP threshold (Alizadeh et
-//            al., SIGMETRICS'11; FACTS.md §3), so a rate cut never drains the queue;
+//            al., SIGMETRICS'11; docs/constants.md#cc), so a rate cut never drains the queue;
 //     Kmax = Kmin + 2 × BDP — the ramp spans two BDPs (capped at the usable
 //            buffer; both rounded up to whole KB);
 //     Pmax = 2 p*, clamped to [0.01, 1], where p* is the marking probability at
@@ -30,20 +30,20 @@
 //            rate gap and by bisection for p): the standing queue then sits in the
 //            middle of the ramp, Kmin + BDP, for any incast N.
 //   An incast of N line-rate senders puts ≈ (N−1) × BDP into the queue before the
-//   first CNP acts (FACTS.md §3); the tier "fits" when Kmin + (N−1) × BDP ≤ buffer
+//   first CNP acts (docs/models.md#cc); the tier "fits" when Kmin + (N−1) × BDP ≤ buffer
 //   − PFC headroom (a lower bound on the peak: validate.hpp runs the whole
 //   transient). When it does not, the plan says so and recommends a per-QP rate
 //   limit of link / N for that traffic (or accepting PFC pauses).
 // * Buffer per port (assumption unless --buffer-mb): the switch's shared buffer
-//   (160 MB per 51.2 Tb/s, FACTS.md §3, scaled to radix × link rate) under dynamic
+//   (160 MB per 51.2 Tb/s, docs/constants.md#cc, scaled to radix × link rate) under dynamic
 //   thresholds with α = 1, where one congested port may hold half of it.
-// * PFC headroom (FACTS.md §3): 2 (C·cable + C·interface) + 2 MTU + C·response,
+// * PFC headroom (docs/constants.md#pfc): 2 (C·cable + C·interface) + 2 MTU + C·response,
 //   with the IEEE 802.3 bounds in bit times — response 201,728 (100G) and 463,360
 //   (400G), interface 122,880 (100G) — as tabulated in "How to compute headroom
 //   for lossless Ethernet links" (Cisco Press, Storage Networking, ch. 7). A speed
 //   between two tabulated ones takes the slower one's time (more headroom); a
 //   speed outside 100–400 Gb/s has no published bound here and is an error.
-// * DCQCN: ConnectX defaults (FACTS.md §3, parameter names of the mlx5 driver's
+// * DCQCN: ConnectX defaults (docs/constants.md#dcqcn, parameter names of the mlx5 driver's
 //   cc_params: rp_* reaction point, np_* notification point) with three changes,
 //   chosen with the fluid model (cc/dcqcn_fluid.hpp) and checked by
 //   cc/validate.hpp on every preset: the rate-decrease period is 3 base RTTs,
@@ -56,7 +56,7 @@
 //   the queue); hyper increase stays 10× additive as by default.
 // * HPCC (Li et al., SIGCOMM'19): η 0.95, maxStage 5, W_init = BDP of the longest
 //   path, W_AI = W_init (1 − η) / N.
-// * UEC NSCC (reference simulator constants, FACTS.md §3): a = BDP / 150 KB,
+// * UEC NSCC (reference simulator constants, docs/constants.md#nscc): a = BDP / 150 KB,
 //   target delay = base RTT + Kmin / C, b = target / 12 µs, maxwnd 1.5 BDP, fair
 //   increase 5 MSS · a, multiplicative decrease 0.8.
 #pragma once
@@ -84,7 +84,7 @@
 
 namespace railyard::cc {
 
-// Published switch buffer: 160 MB shared per 51.2 Tb/s (FACTS.md §3).
+// Published switch buffer: 160 MB shared per 51.2 Tb/s (unconfirmed: docs/constants.md#cc).
 inline constexpr double kSharedBufferBytesPerTbps = 160e6 / 51.2;
 inline constexpr double kMaxIncast = 65536;
 
@@ -188,7 +188,7 @@ struct CcPlan {
 // Defaults and the DCQCN equilibrium.
 // ---------------------------------------------------------------------------
 
-// NVIDIA ConnectX defaults (FACTS.md §3).
+// NVIDIA ConnectX defaults (docs/constants.md#dcqcn).
 [[nodiscard]] inline DcqcnParams connectx_default_dcqcn() {
   DcqcnParams p;
   p.g = (1024.0 - 1019.0) / 1024.0;

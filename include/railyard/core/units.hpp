@@ -21,7 +21,7 @@ inline constexpr uint64_t kTiB = 1024 * kGiB;
 
 inline constexpr double kBitsPerByte = 8.0;
 
-// Signal propagation in fibre and copper cable: about 5 ns per metre (FACTS.md §3).
+// Signal propagation in fibre and copper cable: about 5 ns per metre (docs/constants.md#fabric).
 inline constexpr double kCableNsPerMetre = 5.0;
 
 // Bytes per microsecond carried by a link of `gbps` gigabits per second.

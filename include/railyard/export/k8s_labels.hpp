@@ -11,7 +11,7 @@
 //   // kubectl label commands instead of YAML:
 //   railyard::StatusOr<std::string> sh = railyard::exports::k8s_label_script(*tree, descriptor);
 //
-// Labels per node (facts checked at the sources, see FACTS.md §5):
+// Labels per node (each checked at the source named with it):
 // * `fabric.topograph.run/tier-N` = the name of the switch N+1 levels above the
 //   node: tier-0 is its leaf-level switch (nearest the node),
 //   tier-1 its parent, tier-2 the core. One key per switch level the node has

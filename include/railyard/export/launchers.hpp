@@ -47,7 +47,7 @@
 //   will allocate processes in-order as listed in file designated by the
 //   environment variable SLURM_HOSTFILE ... one per line or comma separated";
 //   it is supported only with the generic allocation method, not with a
-//   topology plugin (FACTS.md §5).
+//   topology plugin (docs/constants.md#schedulers).
 // * rank_env — one line per rank, `<host> RANK=.. LOCAL_RANK=.. WORLD_SIZE=..
 //   LOCAL_WORLD_SIZE=.. GROUP_RANK=.. ROLE_RANK=.. ROLE_WORLD_SIZE=..
 //   MASTER_ADDR=.. MASTER_PORT=..`, lines starting with '#' are comments. The
@@ -72,7 +72,7 @@
 //     grep -v '^#' torchrun.tsv | while IFS=$'\t' read -r k host ranks cmd; do
 //       ssh -n "$host" "$cmd train.py" & done
 //   With c10d the rendezvous numbers nodes in the lexicographic order of their
-//   addresses (FACTS.md §5: node66 < node7); when that order differs from the
+//   addresses (docs/constants.md#schedulers: node66 < node7); when that order differs from the
 //   launch order the table carries a `# WARNING:` line.
 // * megatron_args — `#` comment lines, then one line of Megatron-LM arguments:
 //   --tensor-model-parallel-size, --pipeline-model-parallel-size,

@@ -56,7 +56,8 @@
 //   g = gpus_per_host / switches, n = nics_per_host / switches, which is exactly
 //   the pairing of ClusterDescriptor::nic_of_gpu / gpu_of_nic.
 // * Sockets: 2 when the switch count is even, else 1; switches split evenly,
-//   lowest first (HGX: GPUs 0-3 on socket 0, 4-7 on socket 1, FACTS.md §1).
+//   lowest first (HGX: GPUs 0-3 on socket 0, 4-7 on socket 1; unconfirmed,
+//   docs/constants.md#nccl-xml).
 // * CPUs: cores_per_socket cores of threads_per_core threads per socket, Linux
 //   numbering (first threads of every core 0..S*C-1 socket-major, then the
 //   sibling threads); `affinity` is the socket's threads as a Linux cpumap.
@@ -153,7 +154,7 @@ inline constexpr uint64_t kNcclGuidPrefix = 0x7279000000000000ULL;
 
 // Per-link NVLink rate, one direction, by GPU generation: 18 links give 900 GB/s
 // both ways on Hopper (NVLink 4, NVIDIA's Hopper architecture page) and 1.8 TB/s on
-// Blackwell (NVLink 5, FACTS.md §1): 200 and 400 Gb/s per link and direction.
+// Blackwell (NVLink 5, docs/constants.md#fabric): 200 and 400 Gb/s per link and direction.
 [[nodiscard]] constexpr int32_t nvlink_link_gbps(int32_t sm) { return sm >= 100 ? 400 : 200; }
 
 namespace detail {

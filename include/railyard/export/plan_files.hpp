@@ -81,7 +81,8 @@ struct PlanFilesOptions {
   return out;
 }
 
-// The tuner rules of a job in NCCL's example-tuner CSV (FACTS.md §6).
+// The tuner rules of a job in NCCL's example-tuner CSV (NVIDIA/nccl
+// plugins/tuner/example/README.md).
 [[nodiscard]] inline std::string nccl_tuner_file(const pipeline::PlanJobResult& j) {
   std::string out = str_cat(
       "# NCCL tuner rules for job ", j.job.name, ", written by railyard ", kVersion,

@@ -76,7 +76,8 @@
 // nothing leaves a host — and the tenants for per-QP rate limits are every job
 // running (background and mix, as railyard placed them).
 //
-// Tuner rules (NCCL's example tuner CSV, FACTS.md §6), per job, from simulations:
+// Tuner rules (NCCL's example tuner CSV, docs/constants.md#nccl-tuner), per job, from
+// simulations:
 // for every all-reduce communicator of the job that crosses the network (nNodes
 // = hosts of a group > 1, nRanks = ranks of a group), ring and double binary tree
 // are simulated on railyard's placement with planned paths at 4 MiB, 32 MiB,
@@ -229,7 +230,7 @@ struct PlanJobSide {
   placement::TrafficReport traffic;   // the traffic model of that numbering
 };
 
-// One line of NCCL's example-tuner CSV (FACTS.md §6).
+// One line of NCCL's example-tuner CSV (NVIDIA/nccl plugins/tuner/example/README.md).
 struct TunerRule {
   collective::Collective kind = collective::Collective::kAllReduce;
   uint64_t min_bytes = 0;

@@ -3,7 +3,7 @@
  * An NCCL net plugin (C or C++) asks railyard, at connect time, how many QPs a
  * connection should use and which RoCEv2 UDP source port (or GRH flow label)
  * each QP needs so that the QPs of the connection spread over distinct uplinks
- * of the fabric (railyard/routing/spray.hpp, FACTS.md §2). Afterwards the data
+ * of the fabric (railyard/routing/spray.hpp, docs/models.md#routing). Afterwards the data
  * path looks a QP's port up in O(1) without allocating or locking:
  *
  *   char err[256];

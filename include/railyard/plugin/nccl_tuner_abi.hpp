@@ -11,7 +11,7 @@
 //                        reinterpret_cast<float**>(table), nccl::kNumAlgorithms,
 //                        nccl::kNumProtocols, /*regBuff=*/0, &channels);
 //
-// Where each declaration comes from (NVIDIA/nccl; FACTS.md §6):
+// Where each declaration comes from (NVIDIA/nccl; docs/constants.md#nccl-tuner):
 //   src/include/plugin/tuner/tuner_v3.h   TunerV3: {name, init(nRanks, nNodes, logger,
 //                                         void** ctx), getCollInfo(ctx, collType, nBytes,
 //                                         numPipeOps, float** table, numAlgo, numProto,

@@ -5,7 +5,7 @@
 //   std::string json = railyard::report::inventory_json(cluster->descriptor);
 //   std::string text = railyard::report::inventory_text(cluster->descriptor);
 //
-// JSON keys (DESIGN.md contract, plus detail): cluster, kind, hosts, gpus, nics,
+// JSON keys (docs/cli.md#json-output): cluster, kind, hosts, gpus, nics,
 // nic_ports, rails, planes, sus, pods, nvlink_domains, switches.{leaf,spine,core,
 // total}, ports.{leaf,spine,core}.{total,down,up,free}, links.{host_leaf,
 // leaf_spine,spine_core}, cables.{copper,optical}, transceivers,

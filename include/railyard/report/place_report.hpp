@@ -4,7 +4,7 @@
 //   auto placed = railyard::placement::place_jobs(desc, "a:gpus=256;b:gpus=64");
 //   std::string json = railyard::report::place_json(*placed);
 //
-// place JSON keys (DESIGN.md): jobs[] {name, tenant, gpus, hosts[], sus[], pods[],
+// place JSON keys (docs/cli.md#json-output): jobs[] {name, tenant, gpus, hosts[], sus[], pods[],
 // partition_id}, unplaced[] {name, gpus, reason}, free_hosts, and fragmentation
 // {free_hosts_per_su[], largest_unsplit_hosts, jobs_split_across_sus,
 // jobs_split_across_pods}. replay JSON: policies[] with the ReplayReport fields.

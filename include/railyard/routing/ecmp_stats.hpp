@@ -1,5 +1,5 @@
 // railyard/routing/ecmp_stats.hpp — what to expect from ECMP when the hash is
-// unknown: flows thrown into uplinks like balls into bins (FACTS.md §2).
+// unknown: flows thrown into uplinks like balls into bins (docs/models.md#routing).
 //
 //   using namespace railyard::routing;
 //   double used = expected_used_links(32, 32);          // 20.4 of 32 uplinks carry a flow

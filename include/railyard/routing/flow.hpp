@@ -11,7 +11,7 @@
 //
 // Model. A flow is the 5-tuple (src IP, dst IP, UDP src port, UDP dst port 4791,
 // protocol 17) plus the destination QP number, which some switches also hash
-// (FACTS.md §2). Between two NIC ports of one plane a flow meets up to four ECMP
+// (docs/constants.md#ecmp). Between two NIC ports of one plane a flow meets up to four ECMP
 // decisions, one per switch where several next hops lead to the destination
 // (descriptor.hpp's Route names them):
 //   1. source leaf  -> which of its U uplinks (spines)          Route::src_leaf_uplink
@@ -37,7 +37,7 @@ namespace railyard::routing {
 
 inline constexpr uint16_t kRoceV2Port = 4791;  // IANA RoCEv2 UDP destination port
 inline constexpr uint8_t kUdpProtocol = 17;
-// RoCEv2 source ports span 0xC000..0xFFFF: 14 bits of entropy (FACTS.md §2).
+// RoCEv2 source ports span 0xC000..0xFFFF: 14 bits of entropy (Linux include/rdma/ib_verbs.h).
 inline constexpr uint16_t kSportBase = 0xC000;
 inline constexpr int kSportBits = 14;
 inline constexpr int kSportCount = 1 << kSportBits;
@@ -53,7 +53,7 @@ struct FiveTuple {
 };
 
 // Linux's RoCEv2 source port for a GRH flow label: the 20-bit label folded to 14
-// bits, 0xC000 | ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) (FACTS.md §2). A label
+// bits, 0xC000 | ((fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14)) (include/rdma/ib_verbs.h). A label
 // below 0x4000 gives 0xC000 | fl, so every source port has such a label.
 [[nodiscard]] constexpr uint16_t sport_from_flow_label(uint32_t flow_label) {
   return static_cast<uint16_t>(kSportBase |

@@ -23,7 +23,7 @@
 //   Crc5TupleHash      CRC-32 or CRC-32C over the packed 5-tuple with a
 //                      per-switch seed. Steerable.
 //   QpAwareHash        the same, also covering the 24-bit destination QP
-//                      (Meta, SIGCOMM'24; FACTS.md §2). Steerable.
+//                      (Meta, SIGCOMM'24; docs/constants.md#ecmp). Steerable.
 //   MeasuredTableHash  a measured "switch X sends source port P to uplink U"
 //                      table, CRC-32 for what it does not list. Steerable.
 //
@@ -237,7 +237,7 @@ class CrcTupleHasher {
 }  // namespace detail
 
 // A CRC-style 5-tuple hash with per-switch seeds, the kind of function switch
-// ASICs use (FACTS.md §2). At hop h the CRC register starts at
+// ASICs use (docs/models.md#routing). At hop h the CRC register starts at
 // seed ^ low32(mix64(kind, switch index)); the CRC runs over the 13 packed
 // tuple bytes (pack_tuple) and is finished per CrcFinish. The destination QP
 // is not hashed. Steerable: find_sport can pick a source port for a path.
@@ -269,7 +269,7 @@ class Crc5TupleHash final : public HashModel {
 };
 
 // Crc5TupleHash that also hashes the 24-bit destination QP (16 packed bytes),
-// as Meta's fabric does (SIGCOMM'24, FACTS.md §2): several QPs of one
+// as Meta's fabric does (SIGCOMM'24, docs/constants.md#ecmp): several QPs of one
 // connection with the same source port then still spread. Steerable.
 class QpAwareHash final : public HashModel {
  public:

@@ -51,7 +51,7 @@
 // QP i gets port 0xC000 + (sport_offset + i) mod 2^14, `qp[i].path` and
 // `qp[i].uplink` are -1, and the plan states `expected_efficiency`.
 //
-// expected_efficiency: the synchronized-collective figure of FACTS.md §2 for
+// expected_efficiency: the synchronized-collective figure of docs/constants.md#ecmp for
 // this connection's (m, k): m connections like this one leave the source leaf
 // at once, each spreading its bytes evenly over its k QPs; efficiency =
 // (n/m) / E[max uplink load], n = m. Random model: seeded Monte Carlo
@@ -84,7 +84,7 @@
 
 namespace railyard::routing {
 
-// Most QPs one connection may spray over (UCCL's figure, FACTS.md §2).
+// Most QPs one connection may spray over (UCCL, arXiv:2504.17307; docs/constants.md#ecmp).
 inline constexpr int32_t kMaxQpsPerConnection = 256;
 // What SprayTable returns for an unknown connection or QP: not a RoCEv2 source
 // port (those are >= 0xC000), meaning "keep the QP's default port".

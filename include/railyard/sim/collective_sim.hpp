@@ -31,7 +31,7 @@
 // flow of the simulator:
 //   kEcmp     every QP is hashed independently at each switch (UniformRandomHash
 //             seeded by `seed`: unknown vendor hashes as independent uniform draws,
-//             FACTS.md §2); QP j of connection c uses source port 0xC000 +
+//             docs/models.md#routing); QP j of connection c uses source port 0xC000 +
 //             (c·qps + j) mod 2^14 and destination QP 0x100 + c·qps + j.
 //   kPlanned  railyard chooses: every QP of every step goes through
 //             routing::assign_paths, which minimizes the most loaded link.
@@ -50,7 +50,7 @@
 // `repeat` identical steps is simulated once.
 //
 // Results follow nccl-tests: algbw = S / time, busbw = algbw × 2(n-1)/n for
-// all-reduce and × (n-1)/n otherwise (FACTS.md §4), n = ranks per group.
+// all-reduce and × (n-1)/n otherwise (docs/constants.md#collectives), n = ranks per group.
 // Utilization of a link = bytes it carried / (capacity × total time).
 //
 // Cost: O(segments × flows per step × path length) to build and route, plus the

@@ -1,11 +1,11 @@
 // railyard/topology/cluster_spec.hpp — the cluster spec: what a user writes to
 // describe a cluster, parsed and checked.
 //
-// A spec string is `KIND:key=value,...` or a preset name (see DESIGN.md for the
+// A spec string is `KIND:key=value,...` or a preset name (see docs/cluster-spec.md for the
 // keys). ClusterSpec holds its values with defaults filled in; parse_cluster()
 // (parse_cluster.hpp) produces one and check_shape() (shape.hpp) validates it.
 //
-//   railyard::topology::ClusterSpec spec;            // the defaults of DESIGN.md
+//   railyard::topology::ClusterSpec spec;            // the defaults of docs/cluster-spec.md
 //   spec.hosts = 256;
 //   spec.oversub = {2, 1};
 //   std::string text = railyard::topology::to_spec_string(spec);
@@ -51,7 +51,7 @@ inline constexpr std::array<std::string_view, 2> kSwitchLayoutNames = {"referenc
 }
 
 // Everything a cluster spec says, with defaults filled in. Field meanings are the
-// spec keys of DESIGN.md. A ClusterSpec returned by parse_cluster() is valid:
+// spec keys of docs/cluster-spec.md. A ClusterSpec returned by parse_cluster() is valid:
 // derive_shape() (shape.hpp) succeeds on it.
 struct ClusterSpec {
   Kind kind = Kind::kRailFatTree;
@@ -106,7 +106,7 @@ struct Preset {
   std::string_view description;
 };
 
-// The embedded presets. Shapes follow FACTS.md §1.
+// The embedded presets; what each models: docs/cluster-spec.md#presets.
 inline constexpr std::array<Preset, 8> kPresets = {{
     {"h100-1024", "rail_fat_tree:hosts=128",
      "128 HGX H100 hosts, 8x400G rails, 4 SUs of 32 hosts, 64-port switches, non-blocking"},

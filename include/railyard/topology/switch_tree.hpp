@@ -13,7 +13,7 @@
 // leaf-level switch, so parallel rail and plane leaves are grouped):
 // * rail_fat_tree, rail_only: one leaf-level switch per SU, named `su<N>`: the 8
 //   rail leaves (and every plane) of an SU serve the same hosts. Slurm warns about
-//   hosts under several leaf switches (FACTS.md §7), and an SU is where jobs keep
+//   hosts under several leaf switches (docs/constants.md#schedulers), and an SU is where jobs keep
 //   their traffic one hop away.
 // * tor_fat_tree: one leaf-level switch per top-of-rack leaf, `leaf<N>` (N = the
 //   plane-0 leaf index); the planes' copies serve the same hosts.
