@@ -6,6 +6,7 @@
 //   auto hosts = railyard::parse_host_list("hosts", "0-15,32-47");
 #pragma once
 
+#include "railyard/core/csv.hpp"
 #include "railyard/core/hostlist.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"
