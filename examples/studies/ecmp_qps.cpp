@@ -171,7 +171,7 @@ int main() {
     rows.push_back(row);
   }
   std::printf(
-      "\nfacts: FACTS.md §2 (one leaf, n = m); our Monte Carlo of that one-leaf model, "
+      "\nfacts: docs/constants.md#ecmp (one leaf, n = m); our Monte Carlo of that one-leaf model, "
       "k=1:");
   for (const Row& r : rows) std::printf(" %.2f", r.leaf[0]);
   std::printf(
@@ -183,7 +183,7 @@ int main() {
     for (size_t k = 0; k < kQps.size(); ++k) {
       // Our Monte Carlo of one leaf reproduces the table of docs/constants.md#ecmp.
       claim.check(std::abs(r.leaf[k] - kFacts[u][k]) <= 0.02,
-                  study::fmt("U=%d k=%d: one-leaf balls-into-bins %.3f vs FACTS.md %.2f", r.up,
+                  study::fmt("U=%d k=%d: one-leaf balls-into-bins %.3f vs the published %.2f", r.up,
                              kQps[k], r.leaf[k], kFacts[u][k]));
       // The simulator's ECMP agrees with the balls-into-bins model of this traffic.
       claim.check(std::abs(r.ecmp[k] / r.model[k] - 1) <= 0.08,
@@ -192,7 +192,7 @@ int main() {
                              r.up, kQps[k], r.ecmp[k], r.model[k]));
       // A collective waits for its worst leaf: never better than one leaf alone.
       claim.check(r.ecmp[k] <= kFacts[u][k] + 0.02,
-                  study::fmt("U=%d k=%d: ECMP efficiency %.3f above FACTS.md's one-leaf %.2f", r.up,
+                  study::fmt("U=%d k=%d: ECMP efficiency %.3f above the published one-leaf %.2f", r.up,
                              kQps[k], r.ecmp[k], kFacts[u][k]));
     }
     claim.check(

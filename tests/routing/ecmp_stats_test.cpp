@@ -111,7 +111,7 @@ TEST_CASE("ecmp_stats: exact expected max load matches brute-force enumeration")
   CHECK(expected_max_load_exact(1, 100, 1) == doctest::Approx(1.0));
 }
 
-TEST_CASE("ecmp_stats: reproduces the FACTS.md balls-into-bins table") {
+TEST_CASE("ecmp_stats: reproduces the published balls-into-bins table (docs/constants.md#ecmp)") {
   for (const Row& row : kFactsTable) {
     CAPTURE(row.n);
     const double max1 = mean_max_load(row.n, 1, kMaxColumnTrials);

@@ -23,7 +23,7 @@ TEST_CASE("parse_cluster: every preset parses and round-trips through its canoni
   CHECK(parse_cluster(railyard::topology::kDefaultCluster)->oversub == railyard::Ratio{2, 1});
 }
 
-TEST_CASE("parse_cluster: defaults follow DESIGN.md") {
+TEST_CASE("parse_cluster: defaults follow docs/cluster-spec.md") {
   auto spec = parse_cluster("rail_fat_tree:hosts=64");
   REQUIRE(spec.ok());
   CHECK(spec->kind == Kind::kRailFatTree);
