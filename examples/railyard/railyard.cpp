@@ -677,7 +677,7 @@ absl::StatusOr<JobInput> load_job(const railyard::topology::ClusterDescriptor<>&
         railyard::str_cat(subcommand, ": --job is required (e.g. --job tp=8,pp=4,dp=32)"));
   auto plan = railyard::placement::parse_plan(job);
   if (!plan.ok()) return usage_error(railyard::str_cat("--job: ", view(plan.status().message())));
-  std::vector<int32_t> hosts;
+  std::vector<railyard::HostId> hosts;
   if (const std::string list = absl::GetFlag(FLAGS_hosts); !list.empty()) {
     auto parsed = railyard::parse_host_list("hosts", list, d.hosts());
     if (!parsed.ok()) return usage_error(railyard::str_cat("--", view(parsed.status().message())));
@@ -832,7 +832,7 @@ Outcome run_replay(const Invocation& inv) {
   if (!reports.ok())
     return usage_error(railyard::str_cat("--trace=", path, ": ", view(reports.status().message())));
   return absl::GetFlag(FLAGS_json) ? railyard::report::replay_json(*reports)
-                                   : railyard::placement::format_replay_reports(*reports);
+                                   : railyard::report::replay_text(*reports);
 }
 
 // HOST:GPU[:PLANE] -> the NIC port that GPU sends through.

@@ -39,8 +39,8 @@ study::Groups job_ranks(const railyard::topology::Cluster& c, const std::vector<
       study::need(railyard::placement::parse_plan(study::fmt("tp=8,dp=%zu", hosts.size())), "plan");
   const railyard::placement::JobPlacement job =
       railyard_order
-          ? study::need(railyard::placement::order_ranks(c.descriptor, plan, hosts), "order_ranks")
-          : study::need(railyard::placement::naive_order(c.descriptor, plan, hosts), "naive_order");
+          ? study::need(railyard::placement::order_ranks(c.descriptor, plan, study::host_ids(hosts)), "order_ranks")
+          : study::need(railyard::placement::naive_order(c.descriptor, plan, study::host_ids(hosts)), "naive_order");
   return railyard::sim::job_groups(job);
 }
 

@@ -120,9 +120,9 @@ int main() {
   std::vector<Figures> naive, ours;
   for (const HostList& l : lists) {
     const JobPlacement n =
-        study::need(railyard::placement::naive_order(c.descriptor, plan, *l.hosts), "naive_order");
+        study::need(railyard::placement::naive_order(c.descriptor, plan, study::host_ids(*l.hosts)), "naive_order");
     const JobPlacement r =
-        study::need(railyard::placement::order_ranks(c.descriptor, plan, *l.hosts), "order_ranks");
+        study::need(railyard::placement::order_ranks(c.descriptor, plan, study::host_ids(*l.hosts)), "order_ranks");
     naive.push_back(measure(n));
     ours.push_back(measure(r));
     for (const auto& [order, job, f] :

@@ -67,6 +67,14 @@ inline std::vector<int32_t> host_range(int32_t first, int32_t count) {
   return out;
 }
 
+// Typed host ids from the plain numbers a study writes its host lists in.
+inline std::vector<railyard::HostId> host_ids(const std::vector<int32_t>& hosts) {
+  std::vector<railyard::HostId> out;
+  out.reserve(hosts.size());
+  for (int32_t h : hosts) out.push_back(railyard::HostId{h});
+  return out;
+}
+
 // The report's figures for one link tier (zeros when the fabric has none).
 inline railyard::sim::TierUtilization tier(const railyard::sim::CollectiveReport& r,
                                            railyard::topology::LinkTier t) {

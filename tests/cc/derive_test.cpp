@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "railyard/placement/replay.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/topology/cluster.hpp"
 
 namespace {

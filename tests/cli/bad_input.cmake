@@ -160,10 +160,10 @@ railyard_cli_error_test(
 # ---------------------------------------------------------------------------
 railyard_cli_error_test(
   NAME bad_input.jobs_duplicate_gpus ARGS place --jobs a:gpus=8,gpus=16
-  STDERR_REGEX "--jobs: job 'a': gpus: key given twice .gpus=8, then gpus=16.")
+  STDERR_REGEX "--jobs: job 'a': gpus=16: key given twice .gpus=8, then gpus=16.")
 railyard_cli_error_test(
   NAME bad_input.jobs_duplicate_tenant ARGS place --jobs a:gpus=8,tenant=t1,tenant=t2
-  STDERR_REGEX "--jobs: job 'a': tenant: key given twice .tenant=t1, then tenant=t2.")
+  STDERR_REGEX "--jobs: job 'a': tenant=t2: key given twice .tenant=t1, then tenant=t2.")
 railyard_cli_error_test(
   NAME bad_input.jobs_gpus_not_a_number ARGS place --jobs a:gpus=abc
   STDERR_REGEX "--jobs: job 'a': gpus=abc: ")
@@ -323,7 +323,7 @@ railyard_cli_error_test(
   STDERR_REGEX "^railyard: --leaf-up-gbps=-5: must be a positive Gb/s")
 railyard_cli_error_test(
   NAME bad_input.cc_jobs_duplicate_key ARGS cc --jobs a:gpus=8,gpus=16
-  STDERR_REGEX "--jobs: job 'a': gpus: key given twice .gpus=8, then gpus=16.")
+  STDERR_REGEX "--jobs: job 'a': gpus=16: key given twice .gpus=8, then gpus=16.")
 
 # ---------------------------------------------------------------------------
 # plan: tenant mixes, traces, launcher options, name patterns.
@@ -333,7 +333,7 @@ railyard_cli_error_test(
   STDERR_REGEX "^railyard: --jobs: job 'a': pp=0: must be positive")
 railyard_cli_error_test(
   NAME bad_input.plan_jobs_duplicate_key ARGS plan --jobs a:tp=8,tp=4
-  STDERR_REGEX "--jobs: job 'a': tp: key given twice .tp=8, then tp=4.")
+  STDERR_REGEX "--jobs: job 'a': tp=4: key given twice .tp=8, then tp=4.")
 railyard_cli_error_test(
   NAME bad_input.plan_jobs_world_overflow ARGS plan --jobs a:tp=8,cp=1048576,ep=1048576,dp=1048576
   STDERR_REGEX "--jobs: job 'a': job=tp=8,cp=1048576,ep=1048576,dp=1048576: world of more than")

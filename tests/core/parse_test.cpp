@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/clusters.hpp"
+
 #include <random>
 #include <string>
 #include <vector>
@@ -46,9 +48,9 @@ TEST_CASE("parse_host_list: ranges, order kept, errors name the value") {
   auto hosts = parse_host_list("hosts", "0-15,32-47");
   REQUIRE(hosts.ok());
   CHECK(hosts->size() == 32);
-  CHECK(hosts->front() == 0);
-  CHECK((*hosts)[16] == 32);
-  CHECK(*parse_host_list("hosts", "7,3,5") == std::vector<int32_t>{7, 3, 5});
+  CHECK(hosts->front() == railyard::HostId{0});
+  CHECK((*hosts)[16] == railyard::HostId{32});
+  CHECK(*parse_host_list("hosts", "7,3,5") == railyard::testing::host_ids({7, 3, 5}));
   check_error(parse_host_list("hosts", "").status(), "hosts", "");
   check_error(parse_host_list("hosts", "5-3").status(), "hosts", "5-3");
   check_error(parse_host_list("hosts", "1,2,1").status(), "hosts", "1,2,1");
@@ -65,14 +67,14 @@ TEST_CASE("parse_host_list: ranges, order kept, errors name the value") {
 TEST_CASE("format_host_list: round trip over random lists") {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 500; ++trial) {
-    std::vector<int32_t> ids;
+    std::vector<railyard::HostId> ids;
     std::vector<bool> used(200, false);
     const int n = 1 + static_cast<int>(rng() % 40);
     for (int i = 0; i < n; ++i) {
       auto h = static_cast<int32_t>(rng() % 200);
       if (used[static_cast<size_t>(h)]) continue;
       used[static_cast<size_t>(h)] = true;
-      ids.push_back(h);
+      ids.push_back(railyard::HostId{h});
     }
     if (trial % 2 == 0) std::sort(ids.begin(), ids.end());
     const std::string text = format_host_list(ids);
@@ -80,7 +82,8 @@ TEST_CASE("format_host_list: round trip over random lists") {
     REQUIRE_MESSAGE(back.ok(), text);
     CHECK(*back == ids);
   }
-  CHECK(format_host_list(std::vector<int32_t>{0, 1, 2, 3, 7, 9, 10}) == "0-3,7,9-10");
+  CHECK(format_host_list(railyard::testing::host_ids({0, 1, 2, 3, 7, 9, 10})) == "0-3,7,9-10");
+  CHECK(railyard::format_id_list(std::vector<int32_t>{4, 5, 6, 1}) == "4-6,1");
 }
 
 TEST_CASE("parse_size: binary and decimal suffixes, case-insensitive") {

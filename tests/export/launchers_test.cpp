@@ -263,9 +263,9 @@ TEST_CASE("launchers: every format reproduces rank -> (host, gpu) for railyard a
     for (std::string_view pattern :
          {topology::kDefaultNodePattern, std::string_view("gpu-{su:02}-{slot:03}")}) {
       const auto names = names_of(d, pattern);
-      auto ours = placement::order_ranks(d, plan, c.hosts);
+      auto ours = placement::order_ranks(d, plan, testing::host_ids(c.hosts));
       REQUIRE_MESSAGE(ours.ok(), ours.status().message());
-      auto naive = placement::naive_order(d, plan, c.hosts);
+      auto naive = placement::naive_order(d, plan, testing::host_ids(c.hosts));
       REQUIRE(naive.ok());
       check_all_formats(*ours, names);
       check_all_formats(*naive, names);
@@ -280,7 +280,7 @@ TEST_CASE("launchers: output is deterministic and the dispatcher matches the fun
   const auto d = cluster("h100-1024");
   const auto names = names_of(d, topology::kDefaultNodePattern);
   const auto plan = plan_of("tp=8,pp=2,dp=4");
-  auto job = placement::order_ranks(d, plan, cases()[0].hosts);
+  auto job = placement::order_ranks(d, plan, testing::host_ids(cases()[0].hosts));
   REQUIRE(job.ok());
   const JobPlacement copy = *job;
   for (std::string_view format : exports::kLauncherFormats) {
@@ -307,7 +307,7 @@ TEST_CASE("launchers: output is deterministic and the dispatcher matches the fun
 TEST_CASE("launchers: exact small outputs") {
   const auto d = cluster("h100-1024");
   const auto names = names_of(d, "node{host}");
-  auto job = placement::naive_order(d, plan_of("tp=8,dp=2"), std::vector<int32_t>{9, 3});
+  auto job = placement::naive_order(d, plan_of("tp=8,dp=2"), testing::host_ids({9, 3}));
   REQUIRE(job.ok());
   CHECK(text_of(exports::hostfile_slots(*job, names)) == "node9 slots=8\nnode3 slots=8\n");
   const std::string seq = text_of(exports::hostfile_seq(*job, names));
@@ -337,7 +337,7 @@ TEST_CASE("launchers: torchrun warns when c10d's lexicographic node order differ
     return text.find("# WARNING: ") != std::string::npos;
   };
   // node8 node9 node10 ...: lexicographically node10 < node8.
-  auto crossing = placement::naive_order(d, plan, std::vector<int32_t>{6, 7, 8, 9, 10, 11, 12, 13});
+  auto crossing = placement::naive_order(d, plan, testing::host_ids({6, 7, 8, 9, 10, 11, 12, 13}));
   REQUIRE(crossing.ok());
   const std::string warned = text_of(exports::torchrun_table(*crossing, plain));
   CHECK(has_warning(warned));
@@ -346,12 +346,12 @@ TEST_CASE("launchers: torchrun warns when c10d's lexicographic node order differ
   const auto padded = names_of(d, topology::kDefaultNodePattern);
   CHECK_FALSE(has_warning(text_of(exports::torchrun_table(*crossing, padded))));
   // Two-digit ids only: lexicographic = numeric.
-  auto tidy = placement::naive_order(d, plan, std::vector<int32_t>{10, 11, 12, 13, 14, 15, 16, 17});
+  auto tidy = placement::naive_order(d, plan, testing::host_ids({10, 11, 12, 13, 14, 15, 16, 17}));
   REQUIRE(tidy.ok());
   CHECK_FALSE(has_warning(text_of(exports::torchrun_table(*tidy, plain))));
   // A launch order that is not sorted warns even with padded names.
   auto shuffled =
-      placement::naive_order(d, plan, std::vector<int32_t>{11, 10, 12, 13, 14, 15, 16, 17});
+      placement::naive_order(d, plan, testing::host_ids({11, 10, 12, 13, 14, 15, 16, 17}));
   REQUIRE(shuffled.ok());
   CHECK(has_warning(text_of(exports::torchrun_table(*shuffled, padded))));
   // Warnings are comments: the table still parses and reproduces the placement.
@@ -406,7 +406,7 @@ TEST_CASE("launchers: megatron arguments and order") {
   CHECK_FALSE(warns(exports::megatron_args(plan_of("tp=2,pp=4,dp=2"))));
   // The order railyard picks for a real placement is one Megatron accepts.
   const auto d = cluster("h100-1024");
-  auto job = placement::order_ranks(d, plan_of("tp=8,pp=2,dp=4"), cases()[0].hosts);
+  auto job = placement::order_ranks(d, plan_of("tp=8,pp=2,dp=4"), testing::host_ids(cases()[0].hosts));
   REQUIRE(job.ok());
   CHECK_FALSE(warns(exports::megatron_args(job->plan)));
 }
@@ -414,7 +414,7 @@ TEST_CASE("launchers: megatron arguments and order") {
 TEST_CASE("launchers: bad input names the value") {
   const auto d = cluster("h100-1024");
   auto names = names_of(d, topology::kDefaultNodePattern);
-  auto job = placement::naive_order(d, plan_of("tp=8,dp=2"), std::vector<int32_t>{9, 3});
+  auto job = placement::naive_order(d, plan_of("tp=8,dp=2"), testing::host_ids({9, 3}));
   REQUIRE(job.ok());
   auto message = [](const absl::StatusOr<std::string>& s) {
     REQUIRE_FALSE(s.ok());

@@ -30,6 +30,7 @@
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/ordering.hpp"
 #include "railyard/placement/plan.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/placement/replay.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
@@ -146,7 +147,7 @@ double closed_form_bytes(const ParallelPlan& plan) {
 // Places a small plan on a 64-host rail fat tree (2 SUs of 32, 8 GPUs per
 // host, NVLink domain = host) on `hosts`; checks the error or the placement.
 void check_placement(const railyard::topology::ClusterDescriptor<>& d, const ParallelPlan& plan,
-                     const std::vector<int32_t>& hosts) {
+                     const std::vector<railyard::HostId>& hosts) {
   using railyard::placement::Tier;
   auto placed = railyard::placement::order_ranks(d, plan, hosts);
   const int64_t world = plan.world();
@@ -164,7 +165,8 @@ void check_placement(const railyard::topology::ClusterDescriptor<>& d, const Par
   RAILYARD_FUZZ_CHECK(p.gpus_per_host == 8 && static_cast<int64_t>(p.hosts.size()) * 8 == world);
   std::vector<int32_t> got;
   for (railyard::HostId h : p.hosts) got.push_back(h.value());
-  std::vector<int32_t> want = hosts;
+  std::vector<int32_t> want;
+  for (railyard::HostId h : hosts) want.push_back(h.value());
   if (want.empty()) {
     want.resize(static_cast<size_t>(world / 8));
     std::iota(want.begin(), want.end(), 0);
@@ -262,10 +264,11 @@ RAILYARD_FUZZ_TARGET(parallel_plan) {
   // (every third host from the end: the grouping has work to do).
   check_placement(cluster, *plan, {});
   if (plan->world() % 8 == 0 && plan->world() > 0) {
-    std::vector<int32_t> scattered;
+    std::vector<railyard::HostId> scattered;
     for (int32_t start : {63, 62, 61})
       for (int32_t h = start; h >= 0; h -= 3)
-        if (static_cast<int64_t>(scattered.size()) * 8 < plan->world()) scattered.push_back(h);
+        if (static_cast<int64_t>(scattered.size()) * 8 < plan->world())
+          scattered.push_back(railyard::HostId{h});
     check_placement(cluster, *plan, scattered);
   }
 }
@@ -431,26 +434,36 @@ void check_job_list(std::string_view text) {
   auto jobs = railyard::placement::parse_job_list(text);
   if (!jobs.ok()) {
     RAILYARD_FUZZ_CHECK(jobs.status().code() == absl::StatusCode::kInvalidArgument);
-    RAILYARD_FUZZ_CHECK(message(jobs.status()).starts_with("job "), "the error names the job");
+    RAILYARD_FUZZ_CHECK(message(jobs.status()).starts_with("job ") ||
+                            message(jobs.status()).starts_with("no jobs"),
+                        "the error names the job");
+    RAILYARD_FUZZ_CHECK(railyard::error_field(jobs.status()).has_value(),
+                        "the error carries its field");
     return;
   }
   // Independent reading: non-blank ';' items, each `name[:key=value,...]`.
   std::vector<std::string_view> items;
   for (std::string_view raw : railyard::split(text, ';'))
     if (!trim(raw).empty()) items.push_back(trim(raw));
-  RAILYARD_FUZZ_CHECK(items.size() == jobs->size(), "one job per item");
+  RAILYARD_FUZZ_CHECK(items.size() == jobs->size() && !items.empty(), "one job per item");
   std::set<std::string> names;
+  auto is_plan_key = [](std::string_view key) {
+    for (std::string_view dim : {"tp", "cp", "ep", "dp", "pp"})
+      if (key == dim || key == railyard::str_cat(dim, "_bytes")) return true;
+    return key == "order";
+  };
   for (size_t i = 0; i < items.size(); ++i) {
-    const railyard::placement::JobRequest& job = (*jobs)[i];
+    const railyard::placement::JobSpec& job = (*jobs)[i];
     RAILYARD_FUZZ_CHECK(
         job.name == trim(items[i].substr(0, items[i].find(':'))) && !job.name.empty(),
         "the name is the text before ':'");
     RAILYARD_FUZZ_CHECK(names.insert(job.name).second, "names are unique");
     RAILYARD_FUZZ_CHECK(job.gpus >= 0 && !job.tenant.empty());
     std::optional<int64_t> gpus;
+    bool plan_given = false;
     std::string tenant = job.name;
     const size_t colon = items[i].find(':');
-    RAILYARD_FUZZ_CHECK(colon != std::string_view::npos, "gpus is required, so ':' is there");
+    RAILYARD_FUZZ_CHECK(colon != std::string_view::npos, "gpus or a plan is required");
     for (std::string_view kv : railyard::split(items[i].substr(colon + 1), ',')) {
       kv = trim(kv);
       if (kv.empty()) continue;
@@ -462,10 +475,15 @@ void check_job_list(std::string_view text) {
         gpus = decimal(value);
       else if (key == "tenant")
         tenant = std::string(value);
+      else if (is_plan_key(key))
+        plan_given = true;
       else
-        RAILYARD_FUZZ_CHECK(false, "only gpus and tenant are accepted");
+        RAILYARD_FUZZ_CHECK(false, "only gpus, tenant and plan keys are accepted");
     }
-    RAILYARD_FUZZ_CHECK(gpus && *gpus == job.gpus, "gpus as written");
+    RAILYARD_FUZZ_CHECK(plan_given == job.plan.has_value(), "a plan exactly when plan keys are");
+    RAILYARD_FUZZ_CHECK(plan_given || (gpus && *gpus == job.gpus), "gpus as written");
+    RAILYARD_FUZZ_CHECK(!plan_given || job.gpus == job.plan->world(), "gpus = the plan's world");
+    RAILYARD_FUZZ_CHECK(!gpus || *gpus == job.gpus, "gpus agree with the plan");
     RAILYARD_FUZZ_CHECK(job.tenant == tenant, "the tenant as written, else the name");
   }
   // Written back, the list reads the same.
@@ -473,13 +491,17 @@ void check_job_list(std::string_view text) {
   for (const auto& job : *jobs) {
     railyard::str_append(again_text, again_text.empty() ? "" : ";", job.name, ":gpus=", job.gpus);
     if (job.tenant != job.name) railyard::str_append(again_text, ",tenant=", job.tenant);
+    if (job.plan) railyard::str_append(again_text, ",", job.plan->to_string());
   }
   auto again = railyard::placement::parse_job_list(again_text);
   RAILYARD_FUZZ_CHECK(again.ok() && again->size() == jobs->size(), "the list round-trips");
   for (size_t i = 0; i < jobs->size(); ++i)
     RAILYARD_FUZZ_CHECK((*again)[i].name == (*jobs)[i].name &&
                             (*again)[i].tenant == (*jobs)[i].tenant &&
-                            (*again)[i].gpus == (*jobs)[i].gpus,
+                            (*again)[i].gpus == (*jobs)[i].gpus &&
+                            (*again)[i].plan.has_value() == (*jobs)[i].plan.has_value() &&
+                            (!(*again)[i].plan ||
+                             (*again)[i].plan->to_string() == (*jobs)[i].plan->to_string()),
                         "the list round-trips");
 }
 

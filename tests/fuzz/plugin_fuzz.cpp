@@ -407,8 +407,8 @@ bool tuner_should_model(const std::optional<std::string>& cluster,
     const auto hosts = railyard::parse_host_list("RAILYARD_HOSTS", *hosts_env);
     if (!hosts.ok()) return false;
     if (static_cast<int64_t>(hosts->size()) == nodes)
-      for (int32_t h : *hosts)
-        if (h >= d->hosts()) return false;
+      for (railyard::HostId h : *hosts)
+        if (h.value() >= d->hosts()) return false;
   }
   return true;
 }

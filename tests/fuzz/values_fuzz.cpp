@@ -44,11 +44,12 @@ RAILYARD_FUZZ_TARGET(host_list) {
   }
   RAILYARD_FUZZ_CHECK(!hosts->empty(), "an accepted list names at least one host");
   RAILYARD_FUZZ_CHECK(static_cast<int64_t>(hosts->size()) <= limit);
-  std::vector<int32_t> sorted = *hosts;
+  std::vector<railyard::HostId> sorted = *hosts;
   std::sort(sorted.begin(), sorted.end());
   RAILYARD_FUZZ_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(),
                       "no host twice");
-  RAILYARD_FUZZ_CHECK(sorted.front() >= 0 && sorted.back() < limit, "ids within the cluster");
+  RAILYARD_FUZZ_CHECK(sorted.front().value() >= 0 && sorted.back().value() < limit,
+                      "ids within the cluster");
 
   const std::string formatted = railyard::format_host_list(*hosts);
   auto again = railyard::parse_host_list("hosts", formatted, limit);

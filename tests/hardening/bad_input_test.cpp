@@ -32,7 +32,9 @@
 #include "railyard/topology/import/slurm_conf.hpp"
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/placement/plan.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/placement/replay.hpp"
+#include "railyard/report/place_report.hpp"
 #include "railyard/plugin/advisor.hpp"
 #include "railyard/plugin/tuner.hpp"
 #include "railyard/routing/hash.hpp"
@@ -207,7 +209,7 @@ absl::Status tuner_hosts(const std::string& in) {  // the node -> host list, 2 n
   o.cluster = "h100-1024";
   o.ranks = 16;
   o.nodes = 2;
-  for (std::string_view h : ry::split(in, ',')) o.hosts.push_back(std::stoi(std::string(h)));
+  for (std::string_view h : ry::split(in, ',')) o.hosts.push_back(ry::HostId{std::stoi(std::string(h))});
   return ry::plugin::TunerCore::create(o).status();
 }
 
@@ -611,7 +613,7 @@ TEST_CASE("bad_input: a job trace with a UTF-8 byte-order mark reads like one wi
 TEST_CASE("bad_input: replay reports of huge but finite figures print every byte readable") {
   // A makespan of ~1e296 hours has ~300 integer digits; the table once wrote a
   // 64-byte buffer's uninitialized contents in its place. (Traces now cap times
-  // at kMaxTraceSeconds, so the report is built by hand: format_replay_reports
+  // at kMaxTraceSeconds, so the report is built by hand: report::replay_text
   // is public and takes any report.)
   ry::placement::ReplayReport report;
   report.jobs = report.completed = 2;
@@ -620,7 +622,7 @@ TEST_CASE("bad_input: replay reports of huge but finite figures print every byte
   report.p95_queue_delay_s = 7e299;
   report.utilization = 1e-300;
   const std::vector<ry::placement::ReplayReport> reports = {report};
-  const std::string table = ry::placement::format_replay_reports(reports);
+  const std::string table = ry::report::replay_text(reports);
   for (char c : table) {
     CAPTURE(static_cast<int>(static_cast<unsigned char>(c)));
     CHECK(((c >= 0x20 && c < 0x7f) || c == '\n'));

@@ -286,20 +286,20 @@ TEST_CASE("plan: parse_plan_jobs reads plans, gpus and tenants") {
 TEST_CASE("plan: parse_plan_jobs errors name the job and the key") {
   const auto d = testing::descriptor_of("h100-1024-2to1");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"a:tp=8,dp=3,gpus=64", "job 'a': gpus=64 but the plan has 24 ranks"},
+      {"a:tp=8,dp=3,gpus=64", "job 'a': gpus=64: the plan tp=8,cp=1,ep=1,dp=3,pp=1"},
       {"a:foo=1", "job 'a': foo=1: unknown key"},
-      {"a:gpus=12", "job 'a': gpus=12: must be a positive multiple of gpus_per_host=8"},
-      {"a:tenant=x", "job 'a': give a plan"},
-      {"a b:gpus=8", "job 'a b': name: only letters"},
-      {"a:gpus=8;a:gpus=16", "job 'a': duplicate job name"},
+      {"a:gpus=12", "job 'a': gpus=12: not a multiple of gpus_per_host=8"},
+      {"a:tenant=x", "job 'a': gpus=: missing: give gpus=N or a plan"},
+      {"a b:gpus=8", "job 'a b': name=a b: only letters"},
+      {"a:gpus=8;a:gpus=16", "job 'a': name=a: duplicate job name"},
       {"a:tp=16,dp=2", "job 'a': tp=16: larger than the 8-GPU NVLink domain"},
       {"a:tp=3,dp=8", "job 'a': tp=3: must divide the 8 GPUs"},
-      {"a:tp=2,dp=3", "not a whole number of 8-GPU hosts"},
-      {"a:tp=8,dp=256", "larger than the cluster (1024 GPUs)"},
-      {"a:gpus=8,gpus=16", "job 'a': gpus: key given twice"},
+      {"a:tp=2,dp=3", "6 ranks is not a whole number of 8-GPU hosts"},
+      {"a:tp=8,dp=256", "2048 GPUs is more than the cluster's 1024"},
+      {"a:gpus=8,gpus=16", "job 'a': gpus=16: key given twice"},
       {"a:tp", "job 'a': tp: expected key=value"},
       {":gpus=8", "job 1 (':gpus=8'): name is empty"},
-      {"a:tp=8,dp=x", "job 'a': dp"},
+      {"a:tp=8,dp=x", "job 'a': dp=x"},
       {" ; ", "no jobs"},
   };
   for (const auto& [text, expected] : cases) {
@@ -337,10 +337,10 @@ TEST_CASE("plan: replay_background keeps what runs at the last arrival (hand-wor
   CHECK(bg->jobs[1].name == "c");
   CHECK(bg->jobs[1].hosts == std::vector<HostId>{HostId{0}});
   CHECK(bg->busy_hosts == 2);
-  std::vector<int32_t> busy;
+  std::vector<HostId> busy;
   for (int32_t h = 0; h < d.hosts(); ++h)
-    if (bg->busy[static_cast<size_t>(h)]) busy.push_back(h);
-  CHECK(busy == std::vector<int32_t>{0, 2});
+    if (bg->busy[static_cast<size_t>(h)]) busy.push_back(HostId{h});
+  CHECK(busy == testing::host_ids({0, 2}));
 
   auto empty = pipeline::replay_background(d, {});
   REQUIRE(empty.ok());
@@ -363,9 +363,9 @@ TEST_CASE("plan: the default background is 16 hosts of 10 jobs over three SUs") 
   CHECK(bg->busy_hosts == 16);
   CHECK(bg->queued == 0);
   CHECK(bg->rejected == 0);
-  std::vector<int32_t> busy;
+  std::vector<HostId> busy;
   for (int32_t h = 0; h < d.hosts(); ++h)
-    if (bg->busy[static_cast<size_t>(h)]) busy.push_back(h);
+    if (bg->busy[static_cast<size_t>(h)]) busy.push_back(HostId{h});
   CHECK(format_host_list(busy) == "0-8,40-43,45,54,64");
 }
 

@@ -346,6 +346,76 @@ TEST_CASE("allocator: partition ids — lowest free, shared by a tenant, freed w
   }
 }
 
+TEST_CASE("allocator: reserve holds exactly the hosts given, or changes nothing") {
+  const auto desc = descriptor("rail_fat_tree:hosts=32,hosts_per_su=8");
+  Allocator alloc(desc);
+  const std::vector<HostId> given = testing::host_ids({9, 3, 17});
+  auto a = alloc.reserve({"bg", "acme", 0}, given);
+  REQUIRE_MESSAGE(a.ok(), message(a.status()));
+  CHECK(a->hosts == testing::host_ids({3, 9, 17}));  // ascending, as allocate() gives them
+  CHECK(a->gpus == 24);
+  CHECK(a->sus == std::vector<SuId>{SuId{0}, SuId{1}, SuId{2}});
+  CHECK(a->partition_id == 1);
+  CHECK(alloc.free_hosts() == 29);
+  CHECK(alloc.owner_of(HostId{9}) == a->job);
+  check_invariants(alloc, desc);
+  // A later allocate works around the reserved hosts; the tenant keeps its id.
+  auto b = alloc.allocate({"next", "acme", 64});
+  REQUIRE(b.ok());
+  CHECK(b->partition_id == 1);
+  for (HostId h : b->hosts) CHECK(std::find(given.begin(), given.end(), h) == given.end());
+
+  const State before = state_of(alloc);
+  struct Bad {
+    JobRequest request;
+    std::vector<HostId> hosts;
+    StatusCode code;
+    std::string_view field;
+    std::string_view needle;
+  };
+  const Bad bad[] = {
+      {{"x", "", 0}, testing::host_ids({3}), StatusCode::kFailedPrecondition, "hosts",
+       "host 3 is held by job 'bg'"},
+      {{"x", "", 0}, testing::host_ids({20, 20}), StatusCode::kInvalidArgument, "hosts",
+       "listed twice"},
+      {{"x", "", 0}, testing::host_ids({32}), StatusCode::kInvalidArgument, "hosts", "out of range"},
+      {{"x", "", 16}, testing::host_ids({20}), StatusCode::kInvalidArgument, "gpus",
+       "gpus=16: the 1 hosts given hold 8 GPUs"},
+      {{"x", "", 0}, {}, StatusCode::kInvalidArgument, "hosts", "at least one host"},
+      {{"", "", 0}, testing::host_ids({20}), StatusCode::kInvalidArgument, "name", "needs a name"},
+  };
+  for (const Bad& c : bad) {
+    auto r = alloc.reserve(c.request, c.hosts);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == c.code);
+    CHECK_MESSAGE(message(r.status()).find(c.needle) != std::string::npos, message(r.status()));
+    REQUIRE(railyard::error_field(r.status()).has_value());
+    CHECK(railyard::error_field(r.status())->field == c.field);
+  }
+  auto twice = alloc.reserve({"bg", "", 0}, testing::host_ids({20}));
+  CHECK(twice.status().code() == StatusCode::kAlreadyExists);
+  CHECK(state_of(alloc) == before);
+  // Released, the hosts are free again.
+  REQUIRE(alloc.release(std::string_view("bg")).ok());
+  CHECK(alloc.is_free(HostId{3}));
+  check_invariants(alloc, desc);
+}
+
+TEST_CASE("allocator: one size check for allocate, job lists and traces (fit.hpp)") {
+  // The predicate against a brute force over small clusters.
+  for (int32_t per_host : {4, 8})
+    for (int32_t hosts : {1, 3, 16})
+      for (int64_t gpus = -8; gpus <= int64_t{hosts} * per_host + 16; ++gpus) {
+        const bool fits = gpus > 0 && gpus % per_host == 0 && gpus / per_host <= hosts;
+        CHECK((size_problem(gpus, per_host, hosts) == SizeProblem::kNone) == fits);
+        CHECK(check_job_gpus(gpus, per_host, hosts).ok() == fits);
+        Allocator alloc(descriptor(str_cat("rail_fat_tree:hosts=", hosts, ",hosts_per_su=", hosts,
+                                           ",gpus_per_host=", per_host,
+                                           ",nics_per_host=", per_host)));
+        CHECK(alloc.allocate({"j", "", gpus}).ok() == fits);
+      }
+}
+
 TEST_CASE("allocator: parse_policy and policy_name round-trip") {
   for (Policy p : kAllPolicies) CHECK(*parse_policy(policy_name(p)) == p);
   auto bad = parse_policy("worst_fit");

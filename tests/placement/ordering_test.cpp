@@ -77,10 +77,10 @@ TEST_CASE("ordering: job/host mismatches are errors naming the value") {
       {"tp=2,dp=3", {}, "whole number"},             // not whole hosts
   };
   for (const Case& c : cases) {
-    auto placed = order_ranks(d, plan_of(c.plan), c.hosts);
+    auto placed = order_ranks(d, plan_of(c.plan), testing::host_ids(c.hosts));
     REQUIRE_FALSE_MESSAGE(placed.ok(), c.plan);
     CHECK_MESSAGE(contains(placed.status(), c.needle), c.plan, " -> ", placed.status().message());
-    CHECK_FALSE(naive_order(d, plan_of(c.plan), c.hosts).ok());
+    CHECK_FALSE(naive_order(d, plan_of(c.plan), testing::host_ids(c.hosts)).ok());
   }
 }
 
@@ -132,9 +132,9 @@ TEST_CASE("ordering: properties over a sweep of shapes") {
       CAPTURE(cluster_name);
       CAPTURE(plan.to_string());
       CAPTURE(hosts.front());
-      auto ours = order_ranks(d, plan, hosts);
+      auto ours = order_ranks(d, plan, testing::host_ids(hosts));
       REQUIRE_MESSAGE(ours.ok(), ours.status().message());
-      auto naive = naive_order(d, plan, hosts);
+      auto naive = naive_order(d, plan, testing::host_ids(hosts));
       REQUIRE(naive.ok());
       // Every rank exactly once on the job's GPUs.
       std::set<std::pair<int32_t, int32_t>> used;
@@ -227,8 +227,8 @@ TEST_CASE("ordering: the reference case — a 512-GPU job across 2 SUs of h100-1
     hosts.push_back(32 + i);
   }
   const ParallelPlan plan = plan_of("tp=8,pp=4,dp=16");
-  const TrafficReport ours = traffic(d, *order_ranks(d, plan, hosts));
-  const TrafficReport naive = traffic(d, *naive_order(d, plan, hosts));
+  const TrafficReport ours = traffic(d, *order_ranks(d, plan, testing::host_ids(hosts)));
+  const TrafficReport naive = traffic(d, *naive_order(d, plan, testing::host_ids(hosts)));
   MESSAGE("spine bytes per step: railyard ", ours.bytes(Tier::kSpine) / double(1ull << 30),
           " GiB, naive ", naive.bytes(Tier::kSpine) / double(1ull << 30), " GiB");
   CHECK(ours.bytes(Tier::kSpine) < naive.bytes(Tier::kSpine));
@@ -244,7 +244,7 @@ TEST_CASE("ordering: NVL72 keeps TP and EP inside the rack, DP on the fabric") {
     hosts.push_back(18 + i);
   }
   const ParallelPlan plan = plan_of("tp=4,ep=8,dp=2,pp=2,order=tp-dp-pp-ep-cp");
-  const auto ours = order_ranks(d, plan, hosts);
+  const auto ours = order_ranks(d, plan, testing::host_ids(hosts));
   REQUIRE(ours.ok());
   const auto devices = ours->devices();
   for (int64_t r = 0; r < plan.world(); ++r) {
@@ -259,7 +259,7 @@ TEST_CASE("ordering: NVL72 keeps TP and EP inside the rack, DP on the fabric") {
       }
   }
   const TrafficReport t = traffic(d, *ours);
-  const TrafficReport n = traffic(d, *naive_order(d, plan, hosts));
+  const TrafficReport n = traffic(d, *naive_order(d, plan, testing::host_ids(hosts)));
   CHECK(t.tp_within_domain);
   CHECK(t.bytes_at_or_above(Tier::kLeaf) < n.bytes_at_or_above(Tier::kLeaf));
 }

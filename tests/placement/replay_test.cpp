@@ -12,6 +12,8 @@
 
 #include "../support/clusters.hpp"
 #include "railyard/placement/allocator.hpp"
+#include "railyard/placement/jobs.hpp"
+#include "railyard/report/place_report.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
@@ -144,7 +146,7 @@ TEST_CASE("replay: the shipped trace — best_fit splits fewer jobs than first_f
     REQUIRE(reports.ok());
     REQUIRE(reports->size() == 3);
     MESSAGE("replay of tests/data/job_trace.csv on ", std::string(c.spec), "\n",
-            format_replay_reports(*reports));
+            railyard::report::replay_text(*reports));
     const ReplayReport& best = (*reports)[0];
     const ReplayReport& first = (*reports)[1];
     const ReplayReport& random = (*reports)[2];
@@ -219,26 +221,44 @@ TEST_CASE("replay: place_jobs errors name the job and the key") {
     std::string_view expect;
   };
   const Bad bad[] = {
-      {"a", "job 'a': gpus: required key is missing"},
-      {"a:tenant=t", "job 'a': gpus: required key is missing"},
+      {"a", "job 'a': gpus=: missing"},
+      {"a:tenant=t", "job 'a': gpus=: missing"},
       {"a:gpus=abc", "job 'a': gpus=abc: expected a non-negative integer"},
-      {"a:gpu=8", "job 'a': gpu=8: unknown key (keys: gpus, tenant)"},
+      {"a:gpu=8", "job 'a': gpu=8: unknown key (keys: gpus, tenant, tp, cp, ep, dp, pp"},
       {"a:gpus", "job 'a': gpus: expected key=value"},
-      {"a:gpus=8,gpus=16", "job 'a': gpus: key given twice"},
+      {"a:gpus=8,gpus=16", "job 'a': gpus=16: key given twice"},
       {"a:gpus=8,tenant=", "job 'a': tenant=: tenant name is empty"},
-      {"a:gpus=8;a:gpus=8", "job 'a': duplicate job name"},
+      {"a:gpus=8;a:gpus=8", "job 'a': name=a: duplicate job name"},
       {":gpus=8", "job 1 (':gpus=8'): name is empty"},
       {"a:gpus=0", "job 'a': gpus=0: must be positive"},
-      {"a:gpus=2048", "job 'a': gpus=2048: larger than the cluster (1024 GPUs)"},
+      {"a:gpus=2048", "job 'a': gpus=2048: larger than the cluster (1024 GPUs"},
+      {"a:gpus=12", "job 'a': gpus=12: not a multiple of gpus_per_host=8"},
+      {"a:tp=16,dp=2", "job 'a': tp=16: larger than the 8-GPU NVLink domain"},
+      {"x y:gpus=8", "job 'x y': name=x y: only letters"},
+      {" ; ", "no jobs in the list"},
   };
   for (const Bad& b : bad) {
     CAPTURE(b.jobs);
     auto r = place_jobs(desc, b.jobs);
     REQUIRE(!r.ok());
-    CHECK(message(r.status()).find(b.expect) != std::string::npos);
+    CHECK_MESSAGE(message(r.status()).find(b.expect) != std::string::npos, message(r.status()));
+    CHECK(railyard::error_field(r.status()).has_value());
   }
-  auto empty = place_jobs(desc, " ; ");
-  REQUIRE(empty.ok());
-  CHECK(empty->placed.empty());
-  CHECK(empty->free_hosts == 128);
+  // The field travels with the status: gpus, not the message, says what was wrong.
+  auto wrong = place_jobs(desc, "a:gpus=12");
+  REQUIRE(railyard::error_field(wrong.status()).has_value());
+  CHECK(railyard::error_field(wrong.status())->field == "gpus");
+  CHECK(railyard::error_field(wrong.status())->value == "12");
+}
+
+TEST_CASE("replay: place_jobs takes plans: gpus is the plan's world") {
+  const auto desc = descriptor("h100-1024-2to1");
+  auto r = place_jobs(desc, "llm:tp=8,pp=2,dp=8,tenant=lab;ft:gpus=64;both:tp=8,dp=2,gpus=16");
+  REQUIRE(r.ok());
+  REQUIRE(r->placed.size() == 3);
+  CHECK(r->placed[0].gpus == 128);
+  CHECK(r->placed[0].tenant == "lab");
+  CHECK(r->placed[1].gpus == 64);
+  CHECK(r->placed[2].gpus == 16);
+  CHECK(r->free_hosts == 128 - 16 - 8 - 2);
 }

@@ -130,7 +130,7 @@ TEST_CASE("tuner: oversubscription costs only where traffic crosses SUs") {
   auto ring = [](std::string_view cluster, bool interleaved) {
     rp::TunerOptions o = options(cluster, 1024, 128);
     if (interleaved)
-      for (int32_t i = 0; i < 128; ++i) o.hosts.push_back((i % 4) * 32 + i / 4);
+      for (int32_t i = 0; i < 128; ++i) o.hosts.push_back(railyard::HostId{(i % 4) * 32 + i / 4});
     return make(o).coefficients(kAllReduce, nccl::kAlgoRing, 2).us_per_byte;
   };
   CHECK(ring("h100-1024-2to1", true) == doctest::Approx(2 * ring("h100-1024", true)));
@@ -287,9 +287,9 @@ TEST_CASE("tuner: create rejects what does not describe the communicator") {
   CHECK(error(options("h100-1024", 72, 8)).find("9 ranks per node") != std::string::npos);
   CHECK(error(options("h100-1024", 8, 16)).find("nNodes=16") == 0);
   rp::TunerOptions o = options("h100-1024", 16, 2);
-  o.hosts = {0, 200};
+  o.hosts = {railyard::HostId{0}, railyard::HostId{200}};
   CHECK(error(o).find("hosts=200") == 0);
-  o.hosts = {0, 1, 2};
+  o.hosts = {railyard::HostId{0}, railyard::HostId{1}, railyard::HostId{2}};
   CHECK(error(o).find("3 hosts for 2 nodes") != std::string::npos);
   // A cluster file's text: comments and blank lines around one spec line.
   CHECK(rp::TunerCore::create(options("# our cluster\n\n  h100-1024-2to1  \n", 16, 2)).ok());

@@ -12,7 +12,7 @@
 
 #include "../support/clusters.hpp"
 #include "../support/test_hash.hpp"
-#include "railyard/placement/replay.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
 

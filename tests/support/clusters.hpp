@@ -4,8 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "railyard/topology/descriptor.hpp"
@@ -22,5 +25,16 @@ inline topology::ClusterDescriptor<> descriptor_of(std::string_view spec) {
 }
 
 inline std::string message_text(const absl::Status& s) { return std::string(s.message()); }
+
+// Host ids from plain integers, as tests write host lists.
+inline std::vector<HostId> host_ids(std::span<const int32_t> ids) {
+  std::vector<HostId> out;
+  out.reserve(ids.size());
+  for (int32_t h : ids) out.push_back(HostId{h});
+  return out;
+}
+inline std::vector<HostId> host_ids(std::initializer_list<int32_t> ids) {
+  return host_ids(std::span<const int32_t>(ids.begin(), ids.size()));
+}
 
 }  // namespace railyard::testing

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <span>
@@ -24,6 +25,7 @@
 #include <system_error>
 #include <vector>
 
+#include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -88,12 +90,12 @@ struct Ratio {
 // Ids must be < `limit` (pass the cluster's host count; the default is the
 // largest cluster railyard accepts, 2^20 hosts) and appear once.
 // The result keeps the order written, which is what launchers expect.
-[[nodiscard]] inline StatusOr<std::vector<int32_t>> parse_host_list(std::string_view field,
+[[nodiscard]] inline StatusOr<std::vector<HostId>> parse_host_list(std::string_view field,
                                                                           std::string_view text,
                                                                           int64_t limit = int64_t{1}
                                                                                           << 20) {
   if (text.empty()) return invalid_field(field, text, "empty host list");
-  std::vector<int32_t> hosts;
+  std::vector<HostId> hosts;
   for (std::string_view item : split(text, ',')) {
     const size_t dash = item.find('-');
     auto first = parse_int(field, item.substr(0, dash));
@@ -108,28 +110,45 @@ struct Ratio {
           field, text, str_cat("host ", *last, " is out of range (cluster has ", limit, " hosts)"));
     if (static_cast<int64_t>(hosts.size()) + (*last - *first + 1) > limit)
       return invalid_field(field, text, str_cat("lists more than the ", limit, " hosts there are"));
-    for (int64_t h = *first; h <= *last; ++h) hosts.push_back(static_cast<int32_t>(h));
+    for (int64_t h = *first; h <= *last; ++h) hosts.push_back(HostId{static_cast<int32_t>(h)});
   }
-  std::vector<int32_t> sorted = hosts;
+  std::vector<HostId> sorted = hosts;
   std::sort(sorted.begin(), sorted.end());
   if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
-    return invalid_field(field, text, str_cat("host ", *dup, " is listed twice"));
+    return invalid_field(field, text, str_cat("host ", dup->value(), " is listed twice"));
   return hosts;
 }
 
-// Formats ids as the shortest list of ascending runs, in the given order:
-// {0,1,2,3,7} -> "0-3,7". parse_host_list(format_host_list(x)) == x.
-[[nodiscard]] inline std::string format_host_list(std::span<const int32_t> hosts) {
+namespace detail {
+[[nodiscard]] constexpr int64_t raw_id(int32_t id) { return id; }
+template <class Tag, class Rep>
+[[nodiscard]] constexpr int64_t raw_id(StrongId<Tag, Rep> id) {
+  return id.value();
+}
+}  // namespace detail
+
+// Formats ids (plain ints or strong ids) as the shortest list of ascending runs,
+// in the given order: {0,1,2,3,7} -> "0-3,7".
+template <class Range>
+[[nodiscard]] std::string format_id_list(const Range& ids) {
   std::string out;
-  for (size_t i = 0; i < hosts.size();) {
+  const auto n = static_cast<size_t>(std::size(ids));
+  auto at = [&](size_t i) { return detail::raw_id(ids[i]); };
+  for (size_t i = 0; i < n;) {
     size_t j = i;
-    while (j + 1 < hosts.size() && int64_t{hosts[j + 1]} == int64_t{hosts[j]} + 1) ++j;
+    while (j + 1 < n && at(j + 1) == at(j) + 1) ++j;
     if (!out.empty()) out += ',';
-    str_append(out, hosts[i]);
-    if (j > i) str_append(out, "-", hosts[j]);
+    str_append(out, at(i));
+    if (j > i) str_append(out, "-", at(j));
     i = j + 1;
   }
   return out;
+}
+
+// A host list in the grammar parse_host_list reads:
+// parse_host_list(format_host_list(x)) == x.
+[[nodiscard]] inline std::string format_host_list(std::span<const HostId> hosts) {
+  return format_id_list(hosts);
 }
 
 // Byte sizes: plain bytes ("1048576"), binary suffixes KiB MiB GiB TiB, decimal

@@ -50,14 +50,10 @@
 // step are the plans' defaults (placement/plan.hpp: tp 8 GiB, cp and ep 2 GiB,
 // dp 1 GiB, pp 256 MiB per rank), so the simulated sizes stay near 1 GiB.
 //
-// Job list grammar (parse_plan_jobs; `railyard plan --jobs`): jobs separated by
-// ';', each `name:key=value,...` as in `railyard place --jobs`, where the keys are
-// gpus and tenant (as there) plus the parallelism plan's own keys tp, cp, ep, dp,
-// pp, order and <dim>_bytes (placement/plan.hpp). gpus may be left out when the
-// plan is given (it is the plan's world); a plan may be left out when gpus is
-// given (then tp = GPUs per host and dp = gpus / tp); when both are given they
-// must agree. Names are letters, digits, '.', '_' and '-' (they name files).
-// Example: "llm:tp=8,pp=2,dp=8,tenant=lab1;ft:gpus=64".
+// Job lists (parse_plan_jobs; `railyard plan --jobs`) use the one grammar of
+// placement/jobs.hpp, the one of `railyard place --jobs`: gpus, tenant and a
+// parallelism plan's keys; a job given as gpus only runs tp = GPUs per host and
+// dp = gpus / tp. Example: "llm:tp=8,pp=2,dp=8,tenant=lab1;ft:gpus=64".
 //
 // What is simulated, per placed job and configuration (sim/collective_sim.hpp,
 // every group of the dimension at once, as a training step runs them):
@@ -123,6 +119,7 @@
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/allocator.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/placement/ordering.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/placement/replay.hpp"
@@ -306,114 +303,17 @@ struct PlanResult {
 // Job lists.
 // ---------------------------------------------------------------------------
 
-namespace detail {
-
-inline bool plan_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' ||
-         c == '-';
-}
-
-inline bool plan_is_plan_key(std::string_view key) {
-  for (std::string_view k : placement::kDimNames)
-    if (key == k || key == str_cat(k, "_bytes")) return true;
-  return key == "order";
-}
-
-}  // namespace detail
-
-// Parses a job list (grammar in the overview) and checks each job against the
-// cluster: whole hosts, no larger than the cluster, TP inside an NVLink domain.
-// Errors (InvalidArgument) name the job and the key, e.g. "job 'moe': tp=16:
-// larger than the 8-GPU NVLink domain", "job 'a': gpus=64 but the plan has 32
-// ranks", "job 'x y': name: only letters, digits, '.', '_' and '-'".
+// The mix from a job list (placement/jobs.hpp's grammar), each job checked
+// against the cluster (placement::check_job_fits) and given its plan
+// (placement::plan_or_default). Errors name the job and carry the key.
 [[nodiscard]] inline StatusOr<std::vector<PlanJob>> parse_plan_jobs(
     std::string_view text, const topology::ClusterDescriptor<>& d) {
+  RAILYARD_ASSIGN_OR_RETURN(std::vector<placement::JobSpec> specs, placement::parse_job_list(text));
   std::vector<PlanJob> out;
-  int32_t index = 0;
-  for (std::string_view raw : split(text, ';')) {
-    const std::string_view item = placement::detail::trim(raw);
-    if (item.empty()) continue;
-    ++index;
-    const size_t colon = item.find(':');
-    const std::string_view name = placement::detail::trim(item.substr(0, colon));
-    if (name.empty())
-      return invalid_argument_error(str_cat("job ", index, " ('", item,
-                                                "'): name is empty (expected name:tp=8,dp=4 "
-                                                "or name:gpus=N)"));
-    auto job_error = [&name](std::string_view what) {
-      return invalid_argument_error(str_cat("job '", name, "': ", what));
-    };
-    if (!std::all_of(name.begin(), name.end(), detail::plan_name_char))
-      return job_error("name: only letters, digits, '.', '_' and '-' (it names files)");
-    for (const PlanJob& other : out)
-      if (other.name == name) return job_error("duplicate job name");
-    PlanJob job;
-    job.name = std::string(name);
-    std::optional<int64_t> gpus;
-    std::string plan_text;
-    std::vector<std::pair<std::string, std::string>> seen;  // key, value
-    if (colon != std::string_view::npos) {
-      for (std::string_view raw_kv : split(item.substr(colon + 1), ',')) {
-        const std::string_view kv = placement::detail::trim(raw_kv);
-        if (kv.empty()) continue;
-        const size_t eq = kv.find('=');
-        if (eq == std::string_view::npos)
-          return job_error(str_cat(kv,
-                                   ": expected key=value (keys: gpus, tenant, tp, cp, ep, "
-                                   "dp, pp, order, <dim>_bytes)"));
-        const std::string key(placement::detail::trim(kv.substr(0, eq)));
-        const std::string_view value = placement::detail::trim(kv.substr(eq + 1));
-        for (const auto& [seen_key, seen_value] : seen)
-          if (seen_key == key)
-            return job_error(str_cat(key, ": key given twice (", key, "=", seen_value, ", then ",
-                                     key, "=", value, ")"));
-        seen.emplace_back(key, value);
-        if (key == "gpus") {
-          auto n = parse_int("gpus", value);
-          if (!n.ok()) return job_error(message_of(n.status()));
-          gpus = *n;
-        } else if (key == "tenant") {
-          if (value.empty()) return job_error("tenant=: tenant name is empty");
-          job.tenant = std::string(value);
-        } else if (detail::plan_is_plan_key(key)) {
-          str_append(plan_text, plan_text.empty() ? "" : ",", key, "=", value);
-        } else {
-          return job_error(str_cat(key, "=", value,
-                                   ": unknown key (keys: gpus, tenant, tp, cp, ep, dp, pp, "
-                                   "order, <dim>_bytes)"));
-        }
-      }
-    }
-    if (job.tenant.empty()) job.tenant = job.name;
-    const int64_t per_host = d.gpus_per_host();
-    if (plan_text.empty()) {
-      if (!gpus)
-        return job_error("give a plan (e.g. tp=8,dp=4) or gpus=N (expected name:tp=8,dp=4)");
-      if (*gpus <= 0 || *gpus % per_host != 0)
-        return job_error(str_cat("gpus=", *gpus, ": must be a positive multiple of gpus_per_host=",
-                                 per_host, " (jobs take whole hosts)"));
-      plan_text = str_cat("tp=", per_host, ",dp=", *gpus / per_host);
-    }
-    auto plan = placement::parse_plan(plan_text);
-    if (!plan.ok()) return job_error(message_of(plan.status()));
-    job.plan = *plan;
-    if (gpus && *gpus != job.plan.world())
-      return job_error(str_cat("gpus=", *gpus, " but the plan has ", job.plan.world(), " ranks"));
-    if (job.gpus() % per_host != 0)
-      return job_error(str_cat(job.plan.to_string(), ": ", job.gpus(),
-                               " ranks is not a whole number of ", per_host, "-GPU hosts"));
-    if (job.gpus() > d.gpus())
-      return job_error(str_cat(job.gpus(), " GPUs: larger than the cluster (", d.gpus(), " GPUs)"));
-    const int64_t domain = int64_t{d.hosts_per_domain()} * per_host;
-    const int32_t tp = job.plan.size(placement::Dim::kTp);
-    if (tp > domain)
-      return job_error(str_cat("tp=", tp, ": larger than the ", domain, "-GPU NVLink domain"));
-    if (domain % tp != 0)
-      return job_error(
-          str_cat("tp=", tp, ": must divide the ", domain, " GPUs of an NVLink domain"));
-    out.push_back(std::move(job));
+  for (const placement::JobSpec& job : specs) {
+    RAILYARD_RETURN_IF_ERROR(placement::check_job_fits(job, d));
+    out.push_back({job.name, job.tenant, placement::plan_or_default(job, d)});
   }
-  if (out.empty()) return invalid_argument_error("no jobs (expected name:tp=8,dp=4;...)");
   return out;
 }
 
@@ -421,68 +321,27 @@ inline bool plan_is_plan_key(std::string_view key) {
 // The background.
 // ---------------------------------------------------------------------------
 
-// Replays `trace` under first_fit up to its last arrival (see the overview).
+// Replays `trace` under first_fit up to its last arrival (see the overview):
+// placement::TraceReplay, the simulation `railyard replay` runs.
 // Errors: more jobs running at once than there are partition ids (as replay()).
 [[nodiscard]] inline StatusOr<PlanBackground> replay_background(
     const topology::ClusterDescriptor<>& d, std::span<const placement::TraceJob> trace) {
-  using placement::Allocator;
-  using placement::JobId;
   PlanBackground bg;
   bg.trace_jobs = static_cast<int32_t>(trace.size());
   bg.busy.assign(static_cast<size_t>(d.hosts()), 0);
   placement::AllocatorOptions options;
   options.policy = placement::Policy::kFirstFit;
-  Allocator alloc(d, options);
-  if (trace.empty()) return bg;
-
-  std::vector<size_t> arrivals(trace.size());
-  for (size_t i = 0; i < trace.size(); ++i) arrivals[i] = i;
-  std::stable_sort(arrivals.begin(), arrivals.end(),
-                   [&](size_t a, size_t b) { return trace[a].time_s < trace[b].time_s; });
-  const double end = trace[arrivals.back()].time_s;
-  bg.end_s = end;
-  // Departures: (end time, start sequence, allocator id), earliest first.
-  using Departure = std::tuple<double, int64_t, int32_t>;
-  std::priority_queue<Departure, std::vector<Departure>, std::greater<>> running;
-  std::vector<size_t> queue;  // FIFO (front = index `head`)
-  size_t head = 0;
-  size_t next = 0;
-  int64_t starts = 0;
-  constexpr double kNever = std::numeric_limits<double>::infinity();
-  for (;;) {
-    const double t_arrival = next < arrivals.size() ? trace[arrivals[next]].time_s : kNever;
-    const double t_departure = running.empty() ? kNever : std::get<0>(running.top());
-    const double now = std::min(t_arrival, t_departure);
-    if (now > end) break;
-    while (!running.empty() && std::get<0>(running.top()) <= now) {
-      RAILYARD_RETURN_IF_ERROR(alloc.release(JobId{std::get<2>(running.top())}));
-      ++bg.finished;
-      running.pop();
-    }
-    while (next < arrivals.size() && trace[arrivals[next]].time_s <= now) {
-      const placement::TraceJob& job = trace[arrivals[next]];
-      if (job.gpus <= 0 || job.gpus % d.gpus_per_host() != 0 || job.gpus > d.gpus())
-        ++bg.rejected;
-      else
-        queue.push_back(arrivals[next]);
-      ++next;
-    }
-    while (head < queue.size()) {
-      const placement::TraceJob& job = trace[queue[head]];
-      if (job.gpus / d.gpus_per_host() > alloc.free_hosts()) break;  // strict FIFO
-      RAILYARD_ASSIGN_OR_RETURN(placement::Allocation a,
-                                alloc.allocate({job.name, job.name, job.gpus}));
-      running.emplace(now + job.duration_s, starts++, a.job.value());
-      ++head;
-    }
-    if (next == arrivals.size() && now >= end) break;
-  }
-  bg.queued = static_cast<int32_t>(queue.size() - head);
-  for (JobId id : alloc.jobs()) {
-    const placement::Allocation* a = alloc.find(id);
-    bg.jobs.push_back(*a);
-    for (HostId h : a->hosts) bg.busy[static_cast<size_t>(h.value())] = 1;
-    bg.busy_hosts += static_cast<int32_t>(a->hosts.size());
+  RAILYARD_ASSIGN_OR_RETURN(placement::TraceReplay run,
+                            placement::TraceReplay::create(d, trace, options));
+  bg.end_s = run.last_arrival_s();
+  RAILYARD_RETURN_IF_ERROR(run.run_until(bg.end_s));
+  bg.finished = run.finished();
+  bg.queued = run.queued();
+  bg.rejected = static_cast<int32_t>(run.rejected().size());
+  bg.jobs = run.running();
+  for (const placement::Allocation& a : bg.jobs) {
+    for (HostId h : a.hosts) bg.busy[static_cast<size_t>(h.value())] = 1;
+    bg.busy_hosts += static_cast<int32_t>(a.hosts.size());
   }
   return bg;
 }
@@ -537,36 +396,21 @@ inline int32_t plan_most_hosts_per_group(
   return most;
 }
 
-// An Allocator with `policy` in which exactly the hosts with busy[h] != 0 are
-// held (by one-host placeholder jobs of one tenant, named "#busy<i>", which no
-// mix job can be called). The Allocator cannot take given hosts, so every host is
-// taken by a placeholder and the placeholders on free hosts are released.
-inline StatusOr<placement::Allocator> plan_allocator_with_busy(
+// An Allocator with `policy` holding the background's jobs on their hosts.
+inline StatusOr<placement::Allocator> plan_allocator_with_background(
     const topology::ClusterDescriptor<>& d, placement::Policy policy,
-    const std::vector<char>& busy) {
+    std::span<const placement::Allocation> background) {
   placement::AllocatorOptions options;
   options.policy = policy;
   RAILYARD_ASSIGN_OR_RETURN(placement::Allocator alloc, placement::make_allocator(d, options));
-  if (std::none_of(busy.begin(), busy.end(), [](char b) { return b != 0; })) return alloc;
-  for (int32_t i = 0; i < d.hosts(); ++i)
-    RAILYARD_RETURN_IF_ERROR(
-        alloc.allocate({str_cat("#busy", i), "#background", d.gpus_per_host()}).status());
-  for (int32_t h = 0; h < d.hosts(); ++h)
-    if (!busy[static_cast<size_t>(h)])
-      RAILYARD_RETURN_IF_ERROR(alloc.release(alloc.owner_of(HostId{h})));
+  for (const placement::Allocation& a : background)
+    RAILYARD_RETURN_IF_ERROR(alloc.reserve({a.name, a.tenant, a.gpus}, a.hosts).status());
   return alloc;
 }
 
 inline void plan_fold_peak(std::vector<double>& peak, const std::vector<double>& util) {
   if (peak.size() < util.size()) peak.resize(util.size(), 0.0);
   for (size_t l = 0; l < util.size(); ++l) peak[l] = std::max(peak[l], util[l]);
-}
-
-inline std::vector<int32_t> plan_host_ids(const std::vector<HostId>& hosts) {
-  std::vector<int32_t> ids;
-  ids.reserve(hosts.size());
-  for (HostId h : hosts) ids.push_back(h.value());
-  return ids;
 }
 
 // Ring (or tree) all-reduce rules for one communicator, from simulations at
@@ -656,9 +500,9 @@ inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
   for (PlanSide s : kPlanSides) {
     RAILYARD_ASSIGN_OR_RETURN(
         placement::Allocator a,
-        detail::plan_allocator_with_busy(
+        detail::plan_allocator_with_background(
             d, s == PlanSide::kNaive ? placement::Policy::kFirstFit : placement::Policy::kBestFit,
-            result.background.busy));
+            result.background.jobs));
     alloc.push_back(std::move(a));
   }
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
@@ -693,9 +537,9 @@ inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
       side.allocation = *std::move(got[side_index(s)]);
       for (HostId h : side.allocation.hosts)
         result.owner[side_index(s)][static_cast<size_t>(h.value())] = static_cast<int32_t>(j);
-      const std::vector<int32_t> ids = detail::plan_host_ids(side.allocation.hosts);
-      auto numbered = s == PlanSide::kNaive ? placement::naive_order(d, job.plan, ids)
-                                            : placement::order_ranks(d, job.plan, ids);
+      const std::vector<HostId>& hosts = side.allocation.hosts;
+      auto numbered = s == PlanSide::kNaive ? placement::naive_order(d, job.plan, hosts)
+                                            : placement::order_ranks(d, job.plan, hosts);
       if (!numbered.ok())
         return invalid_argument_error(
             str_cat("job '", job.name, "': ", message_of(numbered.status())));

@@ -67,6 +67,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,6 +76,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/placement/fit.hpp"
 #include "railyard/topology/descriptor.hpp"
 
 namespace railyard::placement {
@@ -206,6 +208,17 @@ class Allocator {
   //   gpus= and the free count), or no partition id left for a new tenant.
   [[nodiscard]] StatusOr<Allocation> allocate(const JobRequest& request);
 
+  // Places a job on exactly `hosts` (any order, none twice): a job that is
+  // already running there, e.g. the busy background of a cluster. request.gpus
+  // may be 0 (then hosts x gpus_per_host) or must equal that. Errors (the state
+  // is unchanged): InvalidArgument — empty name, no hosts, a host outside the
+  // cluster or listed twice, gpus that disagree with the hosts; AlreadyExists —
+  // the name is live; FailedPrecondition — a host is held by another job (the
+  // message names it and its job); ResourceExhausted — no partition id left.
+  // O(k log k) for k hosts.
+  [[nodiscard]] StatusOr<Allocation> reserve(const JobRequest& request,
+                                             std::span<const HostId> hosts);
+
   // Frees the job's hosts and, with the tenant's last job, its partition id.
   // NotFound if no live job has this id. O(hosts of the job).
   Status release(JobId job);
@@ -269,6 +282,11 @@ class Allocator {
                                int32_t count);
 
   StatusOr<int32_t> acquire_partition(std::string_view tenant) const;
+  // The partition id `tenant` holds or would get (ResourceExhausted if none is left).
+  StatusOr<int32_t> partition_for(std::string_view name, std::string_view tenant) const;
+  // Records a job on picked_ (sorted, free hosts) and returns it. Cannot fail.
+  Allocation commit(std::string_view name, std::string_view tenant, int64_t gpus,
+                    int32_t partition);
   std::string free_summary() const;
 
   AllocatorOptions options_;
@@ -500,38 +518,32 @@ inline std::string Allocator::free_summary() const {
                  int64_t{free_total_} * gpus_per_host_, " GPUs; at most ", largest, " in one SU)");
 }
 
+inline StatusOr<int32_t> Allocator::partition_for(std::string_view name,
+                                                  std::string_view tenant) const {
+  if (const auto it = tenants_.find(tenant); it != tenants_.end()) return it->second.partition_id;
+  StatusOr<int32_t> p = acquire_partition(tenant);
+  if (!p.ok()) return with_context(p.status(), str_cat("job '", name, "'"));
+  return p;
+}
+
 inline StatusOr<Allocation> Allocator::allocate(const JobRequest& request) {
   const std::string_view name = request.name;
   if (name.empty()) return invalid_field("name", "", "a job needs a name");
   const std::string_view tenant = request.tenant.empty() ? name : std::string_view(request.tenant);
   const int64_t gpus = request.gpus;
-  if (gpus <= 0 || gpus % gpus_per_host_ != 0)
-    return invalid_argument_error(
-        str_cat("job '", name, "': gpus=", gpus,
-                gpus <= 0 ? ": must be positive"
-                          : str_cat(": not a multiple of gpus_per_host=", gpus_per_host_,
-                                    " (jobs take whole hosts)")));
+  const auto size = size_problem(gpus, gpus_per_host_, hosts_);
+  if (size == SizeProblem::kNotPositive || size == SizeProblem::kNotWholeHosts)
+    return with_context(check_job_gpus(gpus, gpus_per_host_, hosts_), str_cat("job '", name, "'"));
   if (by_name_.contains(name))
     return already_exists_error(str_cat("job '", name, "': a live job already has this name"));
-  if (gpus > int64_t{hosts_} * gpus_per_host_)
-    return invalid_argument_error(
-        str_cat("job '", name, "': gpus=", gpus, ": larger than the cluster (",
-                int64_t{hosts_} * gpus_per_host_, " GPUs, ", hosts_, " hosts)"));
+  if (size == SizeProblem::kLargerThanCluster)
+    return with_context(check_job_gpus(gpus, gpus_per_host_, hosts_), str_cat("job '", name, "'"));
   const auto count = static_cast<int32_t>(gpus / gpus_per_host_);
   if (count > free_total_)
-    return resource_exhausted_error(str_cat("job '", name, "': gpus=", gpus, " (", count,
-                                                " hosts) does not fit: ", free_summary()));
-  const auto tenant_it = tenants_.find(tenant);
-  int32_t partition = 0;
-  if (tenant_it != tenants_.end()) {
-    partition = tenant_it->second.partition_id;
-  } else {
-    StatusOr<int32_t> p = acquire_partition(tenant);
-    if (!p.ok())
-      return resource_exhausted_error(
-          str_cat("job '", name, "': ", message_of(p.status())));
-    partition = *p;
-  }
+    return with_field(resource_exhausted_error(str_cat("job '", name, "': gpus=", gpus, " (", count,
+                                                       " hosts) does not fit: ", free_summary())),
+                      "gpus", str_cat(gpus));
+  RAILYARD_ASSIGN_OR_RETURN(const int32_t partition, partition_for(name, tenant));
 
   // Choose, then commit: nothing below can fail.
   picked_.clear();
@@ -548,7 +560,48 @@ inline StatusOr<Allocation> Allocator::allocate(const JobRequest& request) {
   }
   assert(static_cast<int32_t>(picked_.size()) == count);
   std::sort(picked_.begin(), picked_.end());
+  return commit(name, tenant, gpus, partition);
+}
 
+inline StatusOr<Allocation> Allocator::reserve(const JobRequest& request,
+                                               std::span<const HostId> hosts) {
+  const std::string_view name = request.name;
+  if (name.empty()) return invalid_field("name", "", "a job needs a name");
+  const std::string_view tenant = request.tenant.empty() ? name : std::string_view(request.tenant);
+  auto job_error = [&](Status s) { return with_context(s, str_cat("job '", name, "'")); };
+  if (hosts.empty()) return job_error(invalid_field("hosts", "", "a job needs at least one host"));
+  const int64_t gpus = static_cast<int64_t>(hosts.size()) * gpus_per_host_;
+  if (request.gpus != 0 && request.gpus != gpus)
+    return job_error(invalid_field("gpus", str_cat(request.gpus),
+                                   str_cat("the ", hosts.size(), " hosts given hold ", gpus,
+                                           " GPUs")));
+  picked_.clear();
+  for (HostId h : hosts) {
+    if (h.value() < 0 || h.value() >= hosts_)
+      return job_error(invalid_field(
+          "hosts", str_cat(h.value()),
+          str_cat("out of range (the cluster has hosts 0..", hosts_ - 1, ")")));
+    picked_.push_back(h.value());
+  }
+  std::sort(picked_.begin(), picked_.end());
+  for (size_t i = 1; i < picked_.size(); ++i)
+    if (picked_[i] == picked_[i - 1])
+      return job_error(invalid_field("hosts", str_cat(picked_[i]), "listed twice"));
+  if (by_name_.contains(name))
+    return already_exists_error(str_cat("job '", name, "': a live job already has this name"));
+  for (int32_t h : picked_)
+    if (owner_[idx(h)] >= 0)
+      return with_field(
+          failed_precondition_error(str_cat("job '", name, "': host ", h, " is held by job '",
+                                            jobs_.at(owner_[idx(h)]).name, "'")),
+          "hosts", str_cat(h));
+  RAILYARD_ASSIGN_OR_RETURN(const int32_t partition, partition_for(name, tenant));
+  return commit(name, tenant, gpus, partition);
+}
+
+inline Allocation Allocator::commit(std::string_view name, std::string_view tenant, int64_t gpus,
+                                    int32_t partition) {
+  const auto tenant_it = tenants_.find(tenant);
   Allocation a;
   a.job = JobId{next_job_++};
   a.name = std::string(name);
@@ -567,7 +620,7 @@ inline StatusOr<Allocation> Allocator::allocate(const JobRequest& request) {
     if (a.sus.empty() || a.sus.back().value() != su) a.sus.push_back(SuId{su});
     if (a.pods.empty() || a.pods.back().value() != pod) a.pods.push_back(PodId{pod});
   }
-  free_total_ -= count;
+  free_total_ -= static_cast<int32_t>(picked_.size());
   if (a.split_across_sus()) ++split_sus_;
   if (a.split_across_pods()) ++split_pods_;
 

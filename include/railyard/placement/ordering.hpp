@@ -4,9 +4,9 @@
 //   auto desc =
 //       railyard::topology::make_descriptor(*railyard::topology::parse_cluster("h100-1024"));
 //   auto plan = railyard::placement::parse_plan("tp=8,pp=4,dp=4");
-//   std::vector<int32_t> hosts = {40, 41, 8, 9, 10, 11, 12, 13, 14, 15, 42, 43, 44, 45, 46, 47};
-//   auto ours = railyard::placement::order_ranks(*desc, *plan, hosts);
-//   auto naive = railyard::placement::naive_order(*desc, *plan, hosts);
+//   auto hosts = railyard::parse_host_list("hosts", "40-41,8-15,42-47");  // launch order
+//   auto ours = railyard::placement::order_ranks(*desc, *plan, *hosts);
+//   auto naive = railyard::placement::naive_order(*desc, *plan, *hosts);
 //   auto t = railyard::placement::traffic(*desc, *ours);
 //   t.bytes_at_or_above(railyard::placement::Tier::kSpine);  // bytes per step crossing a spine
 //   ours->plan.order_string();                               // the Megatron order that matches
@@ -46,6 +46,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/placement/fit.hpp"
 #include "railyard/placement/layout.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -214,33 +215,18 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
       [&](int64_t r) { return static_cast<int32_t>(r % g); });
 }
 
-// Checks a job against the cluster and its hosts: the plan's world equals the
-// GPUs of `hosts` (hosts ids in range, none twice; empty `hosts` means the first
-// world / gpus_per_host hosts, which must exist), and TP fits and divides an
-// NVLink domain. Returns the host list to use.
+// Checks a job against the cluster and its hosts: the plan fits the cluster
+// (fit.hpp: whole hosts, TP inside an NVLink domain), the plan's world equals the
+// GPUs of `hosts` (ids in range, none twice; empty `hosts` means the first
+// world / gpus_per_host hosts). Returns the host list to use.
 [[nodiscard]] inline StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<>& d,
-                                                            const ParallelPlan& plan,
-                                                            std::span<const int32_t> hosts) {
+                                                             const ParallelPlan& plan,
+                                                             std::span<const HostId> hosts) {
+  RAILYARD_RETURN_IF_ERROR(check_plan_fits(d, plan));
   const int64_t gpus_per_host = d.gpus_per_host();
   const int64_t world = plan.world();
-  const int64_t domain_gpus = int64_t{d.hosts_per_domain()} * gpus_per_host;
-  const int32_t tp = plan.size(Dim::kTp);
-  if (tp > domain_gpus)
-    return invalid_field("tp", str_cat(tp),
-                         str_cat("larger than the ", domain_gpus, "-GPU NVLink domain"));
-  if (domain_gpus % tp != 0)
-    return invalid_field("tp", str_cat(tp),
-                         str_cat("must divide the ", domain_gpus,
-                                 " GPUs of an NVLink domain, or TP groups would straddle domains"));
-  if (world % gpus_per_host != 0)
-    return invalid_field(
-        "job", plan.to_string(),
-        str_cat(world, " ranks is not a whole number of ", gpus_per_host, "-GPU hosts"));
   std::vector<HostId> out;
   if (hosts.empty()) {
-    if (world / gpus_per_host > d.hosts())
-      return invalid_field("job", plan.to_string(),
-                           str_cat(world, " GPUs is more than the cluster's ", d.gpus()));
     for (int32_t h = 0; h < world / gpus_per_host; ++h) out.push_back(HostId{h});
     return out;
   }
@@ -248,16 +234,16 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
     return invalid_field("job", plan.to_string(),
                          str_cat(world, " ranks but the ", hosts.size(), " hosts given hold ",
                                  static_cast<int64_t>(hosts.size()) * gpus_per_host, " GPUs"));
-  std::vector<int32_t> sorted(hosts.begin(), hosts.end());
+  std::vector<HostId> sorted(hosts.begin(), hosts.end());
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i) {
-    if (sorted[i] < 0 || sorted[i] >= d.hosts())
-      return invalid_field("hosts", str_cat(sorted[i]),
+    if (sorted[i].value() < 0 || sorted[i].value() >= d.hosts())
+      return invalid_field("hosts", str_cat(sorted[i].value()),
                            str_cat("out of range (the cluster has hosts 0..", d.hosts() - 1, ")"));
     if (i > 0 && sorted[i] == sorted[i - 1])
-      return invalid_field("hosts", str_cat(sorted[i]), "listed twice");
+      return invalid_field("hosts", str_cat(sorted[i].value()), "listed twice");
   }
-  for (int32_t h : hosts) out.push_back(HostId{h});
+  out.assign(hosts.begin(), hosts.end());
   return out;
 }
 
@@ -265,7 +251,7 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
 // when none are given), the plan's own order string.
 [[nodiscard]] inline StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<>& d,
                                                        const ParallelPlan& plan,
-                                                       std::span<const int32_t> hosts = {}) {
+                                                       std::span<const HostId> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<HostId> list, job_hosts(d, plan, hosts));
   return JobPlacement{plan, d.gpus_per_host(), std::move(list)};
 }
@@ -333,7 +319,7 @@ inline std::vector<HostId> topology_host_order(const topology::ClusterDescriptor
 // railyard's ordering (see the header comment). Errors as job_hosts().
 [[nodiscard]] inline StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<>& d,
                                                        const ParallelPlan& plan,
-                                                       std::span<const int32_t> hosts = {}) {
+                                                       std::span<const HostId> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(const std::vector<HostId> given, job_hosts(d, plan, hosts));
   const std::vector<HostId> grouped = detail::topology_host_order(d, given);
   // Candidate order strings: TP first, then the other dimensions. Dimensions of

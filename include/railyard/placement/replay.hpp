@@ -1,15 +1,11 @@
-// railyard/placement/replay.hpp — drive an Allocator with a job trace (an event
-// simulation that compares placement policies) or with a `--jobs` list.
+// railyard/placement/replay.hpp — drive an Allocator with a job trace: an event
+// simulation that compares placement policies (`--jobs` lists are jobs.hpp).
 //
 //   auto desc = railyard::topology::make_descriptor(
 //       *railyard::topology::parse_cluster("h100-1024-2to1"));
 //   auto trace = railyard::placement::parse_job_trace(csv_text);     // StatusOr
 //   auto reports = railyard::placement::replay_policies(*desc, *trace);
-//   std::cout << railyard::placement::format_replay_reports(*reports);
-//
-//   auto placed = railyard::placement::place_jobs(*desc, "a:gpus=256;b:gpus=64,tenant=t2",
-//                                                 railyard::placement::Policy::kBestFit);
-//   // placed->placed[0].hosts, placed->unplaced, placed->free_hosts
+//   std::cout << railyard::report::replay_text(*reports);
 //
 // Trace format (CSV, the dialect of core/csv.hpp): a header line
 // `time,name,gpus,duration`, then one job per line. time = arrival, duration =
@@ -164,87 +160,145 @@ inline constexpr double kMaxTraceSeconds = 1e12;
   return jobs;
 }
 
+// The simulation above, event by event: replay() runs a whole trace; `railyard
+// plan` runs one up to an instant and takes the jobs still running as its busy
+// background. Each job is its own tenant.
+class TraceReplay {
+ public:
+  // Errors: invalid allocator options (make_allocator()).
+  [[nodiscard]] static StatusOr<TraceReplay> create(const topology::ClusterDescriptor<>& desc,
+                                                    std::span<const TraceJob> jobs,
+                                                    AllocatorOptions options) {
+    RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
+    return TraceReplay(std::move(alloc), jobs);
+  }
+
+  // Processes every event at or before `until_s` (all of them for +infinity):
+  // at one instant departures, then arrivals, then starts. Errors: more jobs
+  // running at once than the allocator has partition ids.
+  Status run_until(double until_s) {
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    while (next_ < arrivals_.size() || !running_.empty()) {
+      const double t_arrival = next_ < arrivals_.size() ? jobs_[arrivals_[next_]].time_s : kNever;
+      const double t_departure = running_.empty() ? kNever : std::get<0>(running_.top());
+      const double now = std::min(t_arrival, t_departure);
+      if (now > until_s) break;
+      while (!running_.empty() && std::get<0>(running_.top()) <= now) {
+        RAILYARD_RETURN_IF_ERROR(alloc_.release(JobId{std::get<2>(running_.top())}));
+        last_departure_ = std::max(last_departure_, std::get<0>(running_.top()));
+        ++finished_;
+        running_.pop();
+      }
+      while (next_ < arrivals_.size() && jobs_[arrivals_[next_]].time_s <= now) {
+        const TraceJob& job = jobs_[arrivals_[next_]];
+        if (size_problem(job.gpus, alloc_.gpus_per_host(), alloc_.hosts()) != SizeProblem::kNone)
+          rejected_.push_back(job.name);
+        else
+          queue_.push_back(arrivals_[next_]);
+        ++next_;
+      }
+      max_queue_length_ = std::max(max_queue_length_, static_cast<int32_t>(queue_.size()));
+      while (!queue_.empty()) {
+        const TraceJob& job = jobs_[queue_.front()];
+        if (job.gpus / alloc_.gpus_per_host() > alloc_.free_hosts()) break;  // strict FIFO
+        RAILYARD_ASSIGN_OR_RETURN(Allocation a, alloc_.allocate({job.name, job.name, job.gpus}));
+        const bool split_sus = a.split_across_sus();
+        split_across_sus_ += split_sus ? 1 : 0;
+        avoidable_su_splits_ +=
+            split_sus && static_cast<int32_t>(a.hosts.size()) <= alloc_.hosts_per_su() ? 1 : 0;
+        split_across_pods_ += a.split_across_pods() ? 1 : 0;
+        delays_.push_back(now - job.time_s);
+        gpu_seconds_ += static_cast<double>(job.gpus) * job.duration_s;
+        running_.emplace(now + job.duration_s, starts_++, a.job.value());
+        queue_.pop_front();
+      }
+    }
+    return ok_status();
+  }
+
+  [[nodiscard]] const Allocator& allocator() const { return alloc_; }
+  // The jobs holding hosts now, in the order they started.
+  [[nodiscard]] std::vector<Allocation> running() const {
+    std::vector<Allocation> out;
+    for (JobId id : alloc_.jobs()) out.push_back(*alloc_.find(id));
+    return out;
+  }
+  [[nodiscard]] int32_t finished() const { return finished_; }  // ran and left
+  [[nodiscard]] int32_t queued() const { return static_cast<int32_t>(queue_.size()); }
+  [[nodiscard]] const std::vector<std::string>& rejected() const { return rejected_; }
+  [[nodiscard]] double last_arrival_s() const {
+    return arrivals_.empty() ? 0 : jobs_[arrivals_.back()].time_s;
+  }
+
+  // The figures of the whole run (call after run_until(+infinity)).
+  [[nodiscard]] ReplayReport report(Policy policy, int64_t cluster_gpus) const {
+    ReplayReport r;
+    r.policy = policy;
+    r.jobs = static_cast<int32_t>(jobs_.size());
+    r.rejected = rejected_;
+    r.max_queue_length = max_queue_length_;
+    r.split_across_sus = split_across_sus_;
+    r.avoidable_su_splits = avoidable_su_splits_;
+    r.split_across_pods = split_across_pods_;
+    r.completed = static_cast<int32_t>(delays_.size());
+    const double first_arrival = arrivals_.empty() ? 0 : jobs_[arrivals_.front()].time_s;
+    r.makespan_s = std::max(last_departure_, first_arrival) - first_arrival;
+    if (r.makespan_s > 0)
+      r.utilization = gpu_seconds_ / (static_cast<double>(cluster_gpus) * r.makespan_s);
+    if (!delays_.empty()) {
+      std::vector<double> delays = delays_;
+      double sum = 0;
+      for (double d : delays) sum += d;
+      r.mean_queue_delay_s = sum / static_cast<double>(delays.size());
+      std::sort(delays.begin(), delays.end());
+      const auto rank = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(delays.size())));
+      r.p95_queue_delay_s = delays[std::max<size_t>(rank, 1) - 1];
+      r.max_queue_delay_s = delays.back();
+    }
+    return r;
+  }
+
+ private:
+  TraceReplay(Allocator alloc, std::span<const TraceJob> jobs)
+      : alloc_(std::move(alloc)), jobs_(jobs), arrivals_(jobs.size()) {
+    for (size_t i = 0; i < jobs.size(); ++i) arrivals_[i] = i;
+    std::stable_sort(arrivals_.begin(), arrivals_.end(),
+                     [&](size_t a, size_t b) { return jobs_[a].time_s < jobs_[b].time_s; });
+    delays_.reserve(jobs.size());
+  }
+
+  Allocator alloc_;
+  std::span<const TraceJob> jobs_;
+  std::vector<size_t> arrivals_;  // job indices by arrival time (stable)
+  size_t next_ = 0;               // next arrival
+  // Departures: (end time, start sequence, allocator id), earliest first.
+  using Departure = std::tuple<double, int64_t, int32_t>;
+  std::priority_queue<Departure, std::vector<Departure>, std::greater<>> running_;
+  std::deque<size_t> queue_;
+  std::vector<std::string> rejected_;
+  std::vector<double> delays_;
+  double gpu_seconds_ = 0;
+  double last_departure_ = 0;
+  int64_t starts_ = 0;
+  int32_t finished_ = 0;
+  int32_t max_queue_length_ = 0;
+  int32_t split_across_sus_ = 0;
+  int32_t avoidable_su_splits_ = 0;
+  int32_t split_across_pods_ = 0;
+};
+
 // Replays `jobs` through an Allocator built with `options` (simulation above).
 // Jobs that cannot run on this cluster are reported in `rejected`, not as
 // errors. Errors: invalid options (make_allocator()), or more jobs running at
 // once than options.partitions has ids (each job is its own tenant).
 [[nodiscard]] inline StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<>& desc,
-                                                  std::span<const TraceJob> jobs,
-                                                  AllocatorOptions options = {}) {
-  RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
-  ReplayReport report;
-  report.policy = options.policy;
-  report.jobs = static_cast<int32_t>(jobs.size());
-  const int64_t cluster_gpus = desc.gpus();
-
-  std::vector<size_t> arrivals(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) arrivals[i] = i;
-  std::stable_sort(arrivals.begin(), arrivals.end(),
-                   [&](size_t a, size_t b) { return jobs[a].time_s < jobs[b].time_s; });
-
-  // Departures: (end time, start sequence, job index, allocator id), earliest first.
-  using Departure = std::tuple<double, int64_t, size_t, int32_t>;
-  std::priority_queue<Departure, std::vector<Departure>, std::greater<>> running;
-  std::deque<size_t> queue;
-  std::vector<double> delays;
-  delays.reserve(jobs.size());
-  double gpu_seconds = 0;
-  double first_arrival = jobs.empty() ? 0 : jobs[arrivals.front()].time_s;
-  double last_departure = first_arrival;
-  int64_t starts = 0;
-  size_t next = 0;
-  constexpr double kNever = std::numeric_limits<double>::infinity();
-
-  while (next < arrivals.size() || !running.empty()) {
-    const double t_arrival = next < arrivals.size() ? jobs[arrivals[next]].time_s : kNever;
-    const double t_departure = running.empty() ? kNever : std::get<0>(running.top());
-    const double now = std::min(t_arrival, t_departure);
-    while (!running.empty() && std::get<0>(running.top()) <= now) {
-      RAILYARD_RETURN_IF_ERROR(alloc.release(JobId{std::get<3>(running.top())}));
-      last_departure = std::max(last_departure, std::get<0>(running.top()));
-      running.pop();
-    }
-    while (next < arrivals.size() && jobs[arrivals[next]].time_s <= now) {
-      const TraceJob& job = jobs[arrivals[next]];
-      if (job.gpus <= 0 || job.gpus % alloc.gpus_per_host() != 0 || job.gpus > cluster_gpus)
-        report.rejected.push_back(job.name);
-      else
-        queue.push_back(arrivals[next]);
-      ++next;
-    }
-    report.max_queue_length = std::max(report.max_queue_length, static_cast<int32_t>(queue.size()));
-    while (!queue.empty()) {
-      const TraceJob& job = jobs[queue.front()];
-      if (job.gpus / alloc.gpus_per_host() > alloc.free_hosts()) break;  // strict FIFO
-      RAILYARD_ASSIGN_OR_RETURN(Allocation a, alloc.allocate({job.name, job.name, job.gpus}));
-      const bool split_sus = a.split_across_sus();
-      report.split_across_sus += split_sus ? 1 : 0;
-      report.avoidable_su_splits +=
-          split_sus && static_cast<int32_t>(a.hosts.size()) <= alloc.hosts_per_su() ? 1 : 0;
-      report.split_across_pods += a.split_across_pods() ? 1 : 0;
-      delays.push_back(now - job.time_s);
-      gpu_seconds += static_cast<double>(job.gpus) * job.duration_s;
-      running.emplace(now + job.duration_s, starts++, queue.front(), a.job.value());
-      queue.pop_front();
-    }
-  }
-  if (!queue.empty())  // cannot happen: an empty cluster holds every accepted job
-    return internal_error(str_cat("replay: ", queue.size(), " jobs left queued"));
-
-  report.completed = static_cast<int32_t>(delays.size());
-  report.makespan_s = last_departure - first_arrival;
-  if (report.makespan_s > 0)
-    report.utilization = gpu_seconds / (static_cast<double>(cluster_gpus) * report.makespan_s);
-  if (!delays.empty()) {
-    double sum = 0;
-    for (double d : delays) sum += d;
-    report.mean_queue_delay_s = sum / static_cast<double>(delays.size());
-    std::sort(delays.begin(), delays.end());
-    const auto rank = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(delays.size())));
-    report.p95_queue_delay_s = delays[std::max<size_t>(rank, 1) - 1];
-    report.max_queue_delay_s = delays.back();
-  }
-  return report;
+                                                   std::span<const TraceJob> jobs,
+                                                   AllocatorOptions options = {}) {
+  RAILYARD_ASSIGN_OR_RETURN(TraceReplay run, TraceReplay::create(desc, jobs, options));
+  RAILYARD_RETURN_IF_ERROR(run.run_until(std::numeric_limits<double>::infinity()));
+  if (run.queued() != 0)  // cannot happen: an empty cluster holds every accepted job
+    return internal_error(str_cat("replay: ", run.queued(), " jobs left queued"));
+  return run.report(options.policy, desc.gpus());
 }
 
 // replay() under best_fit, first_fit and random (in that order), the same seed.
@@ -260,160 +314,6 @@ inline constexpr double kMaxTraceSeconds = 1e12;
     reports.push_back(std::move(r));
   }
   return reports;
-}
-
-// A fixed-width table, one row per report: policy, utilization (%), mean / p95
-// queueing delay (hours), jobs split across SUs (avoidable ones), across pods,
-// makespan (hours).
-[[nodiscard]] inline std::string format_replay_reports(std::span<const ReplayReport> reports) {
-  auto pad = [](std::string s, size_t width) {
-    if (s.size() < width) s.insert(0, width - s.size(), ' ');
-    return s;
-  };
-  std::string out = str_cat(pad(std::string("policy"), 10), pad(std::string("util%"), 8),
-                            pad(std::string("mean_wait_h"), 13), pad(std::string("p95_wait_h"), 12),
-                            pad(std::string("su_splits"), 11), pad(std::string("avoidable"), 11),
-                            pad(std::string("pod_splits"), 12), pad(std::string("makespan_h"), 12),
-                            pad(std::string("jobs"), 7), "\n");
-  for (const ReplayReport& r : reports) {
-    str_append(out, pad(std::string(policy_name(r.policy)), 10),
-               pad(fixed(100 * r.utilization, 1), 8),
-               pad(fixed(r.mean_queue_delay_s / 3600, 2), 13),
-               pad(fixed(r.p95_queue_delay_s / 3600, 2), 12), pad(str_cat(r.split_across_sus), 11),
-               pad(str_cat(r.avoidable_su_splits), 11), pad(str_cat(r.split_across_pods), 12),
-               pad(fixed(r.makespan_s / 3600, 1), 12), pad(str_cat(r.completed), 7), "\n");
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------
-// `--jobs` lists.
-// ---------------------------------------------------------------------------
-
-// Parses "a:gpus=256;b:gpus=64,tenant=t2": jobs separated by ';', each
-// `name:key=value,...` with keys gpus (required, a non-negative integer) and
-// tenant (default: the job's name). Spaces around items are ignored, empty items
-// skipped. Errors name the job and the key: "job 'b': foo=1: unknown key (keys:
-// gpus, tenant)", "job 'a': gpus: required key is missing", duplicate names or
-// keys. Does not check gpus against a cluster (place_jobs() does).
-[[nodiscard]] inline StatusOr<std::vector<JobRequest>> parse_job_list(std::string_view text) {
-  std::vector<JobRequest> out;
-  std::map<std::string, int32_t, std::less<>> seen;  // lookup only
-  int32_t index = 0;
-  for (std::string_view raw : split(text, ';')) {
-    const std::string_view item = detail::trim(raw);
-    if (item.empty()) continue;
-    ++index;
-    const size_t colon = item.find(':');
-    const std::string_view name = detail::trim(item.substr(0, colon));
-    if (name.empty())
-      return invalid_argument_error(
-          str_cat("job ", index, " ('", item, "'): name is empty (expected name:gpus=N)"));
-    auto job_error = [&name](std::string_view what) {
-      return invalid_argument_error(str_cat("job '", name, "': ", what));
-    };
-    JobRequest job;
-    job.name = std::string(name);
-    bool has_gpus = false;
-    bool has_tenant = false;
-    if (colon != std::string_view::npos) {
-      for (std::string_view raw_kv : split(item.substr(colon + 1), ',')) {
-        const std::string_view kv = detail::trim(raw_kv);
-        if (kv.empty()) continue;
-        const size_t eq = kv.find('=');
-        if (eq == std::string_view::npos)
-          return job_error(str_cat(kv, ": expected key=value (keys: gpus, tenant)"));
-        const std::string_view key = detail::trim(kv.substr(0, eq));
-        const std::string_view value = detail::trim(kv.substr(eq + 1));
-        if (key == "gpus") {
-          if (has_gpus)
-            return job_error(
-                str_cat("gpus: key given twice (gpus=", job.gpus, ", then gpus=", value, ")"));
-          auto gpus = parse_int("gpus", value);
-          if (!gpus.ok()) return job_error(message_of(gpus.status()));
-          job.gpus = *gpus;
-          has_gpus = true;
-        } else if (key == "tenant") {
-          if (has_tenant)
-            return job_error(str_cat("tenant: key given twice (tenant=", job.tenant,
-                                     ", then tenant=", value, ")"));
-          if (value.empty()) return job_error("tenant=: tenant name is empty");
-          job.tenant = std::string(value);
-          has_tenant = true;
-        } else {
-          return job_error(str_cat(key, "=", value, ": unknown key (keys: gpus, tenant)"));
-        }
-      }
-    }
-    if (!has_gpus) return job_error("gpus: required key is missing (expected name:gpus=N)");
-    if (job.tenant.empty()) job.tenant = job.name;
-    if (!seen.emplace(job.name, index).second) return job_error("duplicate job name");
-    out.push_back(std::move(job));
-  }
-  return out;
-}
-
-// A job place_jobs() could not fit in what was left free.
-struct UnplacedJob {
-  std::string name;
-  std::string tenant;
-  int64_t gpus = 0;
-  std::string reason;  // the allocator's message (names gpus= and the free count)
-};
-
-struct PlaceResult {
-  std::vector<Allocation> placed;     // in input order
-  std::vector<UnplacedJob> unplaced;  // in input order
-  int32_t free_hosts = 0;
-  Fragmentation fragmentation;
-};
-
-// Places the jobs of a `--jobs` list in order on an empty cluster. A job that
-// does not fit in what is still free is listed in `unplaced` (and later jobs may
-// still fit). Errors (Status; exit 2 in the CLI), naming the job and the key:
-// anything parse_job_list() rejects, gpus not a positive multiple of
-// gpus_per_host, a job larger than the whole cluster.
-[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
-                                                     std::string_view jobs_text,
-                                                     AllocatorOptions options) {
-  RAILYARD_ASSIGN_OR_RETURN(std::vector<JobRequest> jobs, parse_job_list(jobs_text));
-  for (const JobRequest& job : jobs) {
-    if (job.gpus <= 0)
-      return invalid_argument_error(
-          str_cat("job '", job.name, "': gpus=", job.gpus, ": must be positive"));
-    if (job.gpus % desc.gpus_per_host() != 0)
-      return invalid_argument_error(str_cat(
-          "job '", job.name, "': gpus=", job.gpus,
-          ": not a multiple of gpus_per_host=", desc.gpus_per_host(), " (jobs take whole hosts)"));
-    if (job.gpus > desc.gpus())
-      return invalid_argument_error(str_cat("job '", job.name, "': gpus=", job.gpus,
-                                                ": larger than the cluster (", desc.gpus(),
-                                                " GPUs)"));
-  }
-  RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
-  PlaceResult result;
-  for (const JobRequest& job : jobs) {
-    StatusOr<Allocation> a = alloc.allocate(job);
-    if (a.ok()) {
-      result.placed.push_back(*std::move(a));
-    } else if (a.status().code() == StatusCode::kResourceExhausted) {
-      result.unplaced.push_back(
-          {job.name, job.tenant, job.gpus, std::string(message_of(a.status()))});
-    } else {
-      return a.status();
-    }
-  }
-  result.free_hosts = alloc.free_hosts();
-  result.fragmentation = alloc.fragmentation();
-  return result;
-}
-
-[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
-                                                     std::string_view jobs_text,
-                                                     Policy policy = Policy::kBestFit) {
-  AllocatorOptions options;
-  options.policy = policy;
-  return place_jobs(desc, jobs_text, options);
 }
 
 }  // namespace railyard::placement

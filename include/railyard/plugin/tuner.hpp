@@ -304,7 +304,7 @@ struct TunerOptions {
   int64_t ranks = 0;              // nRanks of the communicator
   int64_t nodes = 0;              // nNodes of the communicator
   std::optional<NvlDomains> nvl;  // from NCCL v5+
-  std::vector<int32_t> hosts;     // host of node i in node order; empty: 0..nodes-1
+  std::vector<HostId> hosts;      // host of node i in node order; empty: 0..nodes-1
   std::string_view rules;         // NCCL_TUNER_CONFIG_FILE text; empty: none
 };
 
@@ -513,11 +513,12 @@ class TunerCore {
       if (static_cast<int64_t>(o.hosts.size()) != o.nodes)
         return invalid_field("hosts", format_host_list(o.hosts),
                              str_cat(o.hosts.size(), " hosts for ", o.nodes, " nodes"));
-      for (int32_t h : o.hosts)
-        if (h < 0 || h >= d.hosts())
-          return invalid_field("hosts", str_cat(h),
+      for (HostId h : o.hosts) {
+        if (h.value() < 0 || h.value() >= d.hosts())
+          return invalid_field("hosts", str_cat(h.value()),
                                str_cat("is not a host of the cluster (", d.hosts(), " hosts)"));
-      g.host = o.hosts;
+        g.host.push_back(h.value());
+      }
     } else {
       g.host.resize(static_cast<size_t>(g.nodes));
       for (int32_t i = 0; i < g.nodes; ++i) g.host[static_cast<size_t>(i)] = i;
@@ -761,7 +762,7 @@ class TunerCore {
       return std::unique(v.begin(), v.end()) - v.begin();
     };
     const topology::ClusterSpec& s = d.spec();
-    std::string hosts_text = format_host_list(g.host);
+    std::string hosts_text = format_id_list(g.host);
     if (hosts_text.size() > 64) hosts_text = str_cat(hosts_text.substr(0, 60), "...");
     char alpha[64];
     std::snprintf(alpha, sizeof alpha, "%.1f",

@@ -178,9 +178,7 @@ inline std::vector<CcEnvLine> cc_env_lines(const cc::CcPlan& plan) {
 }
 
 inline std::string cc_hosts_text(const std::vector<HostId>& hosts) {
-  std::vector<int32_t> ids;
-  ids.reserve(hosts.size());
-  for (HostId h : hosts) ids.push_back(h.value());
+  std::vector<HostId> ids(hosts.begin(), hosts.end());
   std::sort(ids.begin(), ids.end());
   return format_host_list(ids);
 }

@@ -94,10 +94,8 @@ inline std::string gib(double bytes) {
   const placement::TrafficReport t = placement::traffic(d, ours);
   const placement::TrafficReport n = placement::traffic(d, naive);
   std::string out;
-  std::vector<int32_t> ids;
-  for (HostId h : ours.hosts) ids.push_back(h.value());
   str_append(out, "job       ", ours.plan.world(), " ranks on ", ours.hosts.size(), " hosts (",
-             format_host_list(ids), ")\n");
+             format_host_list(ours.hosts), ")\n");
   str_append(out, "numbering Megatron order ", ours.plan.order_string(),
              " (given: ", naive.plan.order_string(), "); rank r on the (r / ", ours.gpus_per_host,
              ")-th host above, GPU r % ", ours.gpus_per_host, "\n\n");

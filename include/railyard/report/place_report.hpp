@@ -17,6 +17,7 @@
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/placement/allocator.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/placement/replay.hpp"
 #include "railyard/topology/descriptor.hpp"
 
@@ -85,15 +86,9 @@ namespace railyard::report {
   for (size_t j = 0; j < r.placed.size(); ++j) {
     const placement::Allocation& a = r.placed[j];
     const char letter = kLetters[j % kLetters.size()];
-    std::vector<int32_t> ids;
-    for (HostId h : a.hosts) {
-      ids.push_back(h.value());
-      mark[static_cast<size_t>(h.value())] = letter;
-    }
-    std::vector<int32_t> sus;
-    for (SuId s : a.sus) sus.push_back(s.value());
-    str_append(out, letter, "  ", a.name, ": ", a.gpus, " GPUs on hosts ", format_host_list(ids),
-               " (SU ", format_host_list(sus), a.sus.size() > 1 ? ", split" : "", "; tenant ",
+    for (HostId h : a.hosts) mark[static_cast<size_t>(h.value())] = letter;
+    str_append(out, letter, "  ", a.name, ": ", a.gpus, " GPUs on hosts ", format_host_list(a.hosts),
+               " (SU ", format_id_list(a.sus), a.sus.size() > 1 ? ", split" : "", "; tenant ",
                a.tenant, ", partition 0x", partition_hex(a.partition_id), ")\n");
   }
   for (const placement::UnplacedJob& u : r.unplaced)
@@ -143,6 +138,30 @@ namespace railyard::report {
   w.end_array();
   w.end_object();
   return std::move(w).line();
+}
+
+// A fixed-width table, one row per report: policy, utilization (%), mean / p95
+// queueing delay (hours), jobs split across SUs (avoidable ones), across pods,
+// makespan (hours).
+[[nodiscard]] inline std::string replay_text(std::span<const placement::ReplayReport> reports) {
+  auto pad = [](std::string s, size_t width) {
+    if (s.size() < width) s.insert(0, width - s.size(), ' ');
+    return s;
+  };
+  std::string out = str_cat(pad(std::string("policy"), 10), pad(std::string("util%"), 8),
+                            pad(std::string("mean_wait_h"), 13), pad(std::string("p95_wait_h"), 12),
+                            pad(std::string("su_splits"), 11), pad(std::string("avoidable"), 11),
+                            pad(std::string("pod_splits"), 12), pad(std::string("makespan_h"), 12),
+                            pad(std::string("jobs"), 7), "\n");
+  for (const placement::ReplayReport& r : reports) {
+    str_append(out, pad(std::string(placement::policy_name(r.policy)), 10),
+               pad(fixed(100 * r.utilization, 1), 8),
+               pad(fixed(r.mean_queue_delay_s / 3600, 2), 13),
+               pad(fixed(r.p95_queue_delay_s / 3600, 2), 12), pad(str_cat(r.split_across_sus), 11),
+               pad(str_cat(r.avoidable_su_splits), 11), pad(str_cat(r.split_across_pods), 12),
+               pad(fixed(r.makespan_s / 3600, 1), 12), pad(str_cat(r.completed), 7), "\n");
+  }
+  return out;
 }
 
 }  // namespace railyard::report

@@ -96,9 +96,7 @@ inline std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<>& d,
 }
 
 inline std::string plan_sus_text(const std::vector<SuId>& sus) {
-  std::vector<int32_t> ids;
-  for (SuId s : sus) ids.push_back(s.value());
-  return format_host_list(ids);
+  return format_id_list(sus);
 }
 
 inline std::string plan_gib(double bytes, int decimals = 1) {
