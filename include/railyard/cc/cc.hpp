@@ -11,4 +11,5 @@
 
 #include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/cc/derive.hpp"
+#include "railyard/cc/incast.hpp"
 #include "railyard/cc/validate.hpp"

@@ -114,6 +114,68 @@ enum class Op { kCopy, kReduce };
   return "unknown";
 }
 
+inline constexpr Collective kCollectives[] = {Collective::kAllReduce, Collective::kAllGather,
+                                              Collective::kReduceScatter, Collective::kAllToAll};
+inline constexpr Algorithm kAlgorithms[] = {Algorithm::kRing, Algorithm::kDoubleBinaryTree,
+                                            Algorithm::kHierarchical, Algorithm::kPairwise,
+                                            Algorithm::kRailAligned};
+
+// A collective by name: allreduce, allgather, reducescatter, alltoall (field
+// "collective" in the error).
+[[nodiscard]] inline StatusOr<Collective> parse_collective(std::string_view text) {
+  for (Collective c : kCollectives)
+    if (text == collective_name(c)) return c;
+  return invalid_field("collective", text,
+                       text.empty() ? "required (allreduce, allgather, reducescatter or alltoall)"
+                                    : "unknown collective (allreduce, allgather, reducescatter, "
+                                      "alltoall)");
+}
+
+// An algorithm by name (algorithm_name, or "tree" for the double binary tree);
+// field "algorithm" in the error.
+[[nodiscard]] inline StatusOr<Algorithm> parse_algorithm(std::string_view text) {
+  if (text == "tree") return Algorithm::kDoubleBinaryTree;
+  for (Algorithm a : kAlgorithms)
+    if (text == algorithm_name(a)) return a;
+  return invalid_field("algorithm", text,
+                       "unknown algorithm (ring, tree, hierarchical, pairwise, rail_aligned)");
+}
+
+// The algorithm a collective runs when none is asked for: NCCL's ring, or a
+// pairwise exchange for all-to-all (NCCL posts every peer's send at once).
+[[nodiscard]] constexpr Algorithm default_algorithm(Collective kind) {
+  return kind == Collective::kAllToAll ? Algorithm::kPairwise : Algorithm::kRing;
+}
+
+// Whether `algo` has a schedule for `kind`: ring for all-reduce, all-gather and
+// reduce-scatter; tree and hierarchical for all-reduce; pairwise and rail-aligned
+// for all-to-all.
+[[nodiscard]] constexpr bool supports(Collective kind, Algorithm algo) {
+  switch (algo) {
+    case Algorithm::kRing:
+      return kind != Collective::kAllToAll;
+    case Algorithm::kDoubleBinaryTree:
+    case Algorithm::kHierarchical:
+      return kind == Collective::kAllReduce;
+    case Algorithm::kPairwise:
+    case Algorithm::kRailAligned:
+      return kind == Collective::kAllToAll;
+  }
+  return false;
+}
+
+// InvalidArgument naming the algorithm when it does not run `kind`.
+[[nodiscard]] inline Status check_supported(Collective kind, Algorithm algo) {
+  if (supports(kind, algo)) return ok_status();
+  return invalid_field(
+      "algorithm", algorithm_name(algo),
+      str_cat("has no schedule for collective ", collective_name(kind),
+              kind == Collective::kAllToAll ? " (alltoall runs pairwise or rail_aligned)"
+              : kind == Collective::kAllReduce
+                  ? " (allreduce runs ring, tree or hierarchical)"
+                  : str_cat(" (", collective_name(kind), " runs ring)")));
+}
+
 // Limits: more ranks or bytes than this is treated as a mistake.
 inline constexpr int32_t kMaxRanks = 1 << 20;
 inline constexpr int32_t kMaxAllToAllRanks = 32768;  // n * n chunk ids fit in int32
@@ -564,10 +626,7 @@ struct ScheduleOptions {
 [[nodiscard]] inline StatusOr<Schedule> make_schedule(Collective kind, Algorithm algo,
                                                             int32_t ranks, int64_t bytes,
                                                             const ScheduleOptions& options = {}) {
-  auto unsupported = [&] {
-    return invalid_field("algorithm", algorithm_name(algo),
-                         str_cat("has no schedule for collective ", collective_name(kind)));
-  };
+  auto unsupported = [&] { return check_supported(kind, algo); };
   auto grouped = [&]() -> Status {
     if (static_cast<int64_t>(options.host_of_rank.size()) != ranks)
       return invalid_field("host_of_rank", str_cat(options.host_of_rank.size(), " entries"),

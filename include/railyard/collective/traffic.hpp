@@ -199,10 +199,8 @@ inline std::vector<Phase> phases_of(const Schedule& s) {
   const auto n = static_cast<double>(ranks);
   const auto S = static_cast<double>(bytes);
 
+  RAILYARD_RETURN_IF_ERROR(check_supported(kind, algo));
   if (algo == Algorithm::kRing) {
-    if (kind == Collective::kAllToAll)
-      return invalid_field("algorithm", algorithm_name(algo),
-                           str_cat("has no schedule for collective ", collective_name(kind)));
     int32_t c = options.channels;
     if (c == 0) {
       c = 1;

@@ -55,8 +55,9 @@
 // parallelism plan's keys; a job given as gpus only runs tp = GPUs per host and
 // dp = gpus / tp. Example: "llm:tp=8,pp=2,dp=8,tenant=lab1;ft:gpus=64".
 //
-// What is simulated, per placed job and configuration (sim/collective_sim.hpp,
-// every group of the dimension at once, as a training step runs them):
+// What is simulated, per placed job and configuration: the training step's
+// collectives (sim::step_collectives), every group of the dimension at once, as
+// a training step runs them:
 //   dp  all-reduce, ring, S = the plan's dp bytes, over the data-parallel groups;
 //   ep  all-to-all, pairwise, S = ep bytes, over the expert-parallel groups;
 //   cp  all-gather, ring, S = cp bytes (ring attention's exchange, as one ring);
@@ -66,11 +67,10 @@
 // (placement::traffic: bytes per step at each tier, every dimension, PP too).
 //
 // Congestion control (cc/derive.hpp), per job, for railyard's deployment: the
-// incast is the largest any of the job's simulated collectives implies — 1 for a
-// ring that leaves the host (each NIC hears one neighbour), hosts-per-group - 1
-// for an all-to-all (every other host's NIC on the rail sends at once), 1 when
-// nothing leaves a host — and the tenants for per-QP rate limits are every job
-// running (background and mix, as railyard placed them).
+// incast of the job's training step (cc::job_incast, the rule `railyard cc`
+// uses too: 1 for a ring that leaves the host, hosts-per-group - 1 for an
+// all-to-all, 1 when nothing leaves a host) — and the tenants for per-QP rate
+// limits are every job running (background and mix, as railyard placed them).
 //
 // Tuner rules (NCCL's example tuner CSV, docs/constants.md#nccl-tuner), per job, from
 // simulations:
@@ -113,6 +113,7 @@
 #include <vector>
 
 #include "railyard/cc/derive.hpp"
+#include "railyard/cc/incast.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"
@@ -365,37 +366,6 @@ struct PlanResult {
 
 namespace detail {
 
-// The simulated collective of a parallel dimension, and its algorithm.
-inline std::pair<collective::Collective, collective::Algorithm> plan_collective_of(
-    placement::Dim dim) {
-  switch (dim) {
-    case placement::Dim::kEp:
-      return {collective::Collective::kAllToAll, collective::Algorithm::kPairwise};
-    case placement::Dim::kCp:
-      return {collective::Collective::kAllGather, collective::Algorithm::kRing};
-    default:
-      return {collective::Collective::kAllReduce, collective::Algorithm::kRing};
-  }
-}
-
-// Dimensions simulated, in report order: network-heavy first.
-inline constexpr std::array<placement::Dim, 4> kPlanDims = {
-    placement::Dim::kDp, placement::Dim::kEp, placement::Dim::kCp, placement::Dim::kTp};
-
-inline int32_t plan_most_hosts_per_group(
-    const std::vector<std::vector<routing::GpuEndpoint>>& groups) {
-  int32_t most = 0;
-  std::vector<int32_t> hosts;
-  for (const auto& g : groups) {
-    hosts.clear();
-    for (const routing::GpuEndpoint& e : g) hosts.push_back(e.host.value());
-    std::sort(hosts.begin(), hosts.end());
-    most = std::max(most,
-                    static_cast<int32_t>(std::unique(hosts.begin(), hosts.end()) - hosts.begin()));
-  }
-  return most;
-}
-
 // An Allocator with `policy` holding the background's jobs on their hosts.
 inline StatusOr<placement::Allocator> plan_allocator_with_background(
     const topology::ClusterDescriptor<>& d, placement::Policy policy,
@@ -558,17 +528,18 @@ inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
   for (PlanJobResult& jr : result.jobs) {
     if (!jr.placed) continue;
     const placement::ParallelPlan& plan = jr.job.plan;
-    for (placement::Dim dim : detail::kPlanDims) {
-      if (plan.size(dim) < 2) continue;
+    for (const sim::StepCollective& step : sim::step_collectives(plan)) {
+      const placement::Dim dim = step.dim;
       PlanCollective pc;
       pc.dim = dim;
-      std::tie(pc.kind, pc.algorithm) = detail::plan_collective_of(dim);
+      pc.kind = step.kind;
+      pc.algorithm = step.algorithm;
       pc.bytes = std::clamp<int64_t>(std::llround(plan.bytes(dim)), 1, collective::kMaxBytes);
       for (PlanSide s : kPlanSides) {
         note(str_cat("simulating ", jr.job.name, " ", pc.label(), " (", side_name(s), ")"));
         const auto groups = sim::job_groups(jr.at(s).placement, dim);
         if (s == PlanSide::kRailyard)
-          pc.hosts_per_group = detail::plan_most_hosts_per_group(groups);
+          pc.hosts_per_group = cc::most_hosts_per_group(groups);
         sim::CollectiveSimOptions o;
         o.algorithm = pc.algorithm;
         o.routing = s == PlanSide::kNaive ? sim::Routing::kEcmp : sim::Routing::kPlanned;
@@ -596,22 +567,9 @@ inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
   for (PlanJobResult& jr : result.jobs) {
     if (!jr.placed) continue;
     note(str_cat("deriving congestion control and tuner rules for ", jr.job.name));
-    jr.incast = 1;
-    jr.incast_source = "nothing leaves a host: no network incast";
-    bool network = false;
-    for (const PlanCollective& c : jr.collectives) {
-      if (c.hosts_per_group < 2) continue;
-      const bool a2a = c.kind == collective::Collective::kAllToAll;
-      const int32_t n = a2a ? c.hosts_per_group - 1 : 1;
-      if (!network || n > jr.incast) {
-        jr.incast = n;
-        jr.incast_source =
-            a2a ? str_cat(c.label(), " over ", c.hosts_per_group,
-                          " hosts per group: every other host's NIC on the rail sends at once")
-                : str_cat(c.label(), " ring: each NIC receives from one neighbour");
-      }
-      network = true;
-    }
+    const cc::Incast incast = cc::job_incast(jr.at(PlanSide::kRailyard).placement);
+    jr.incast = incast.senders;
+    jr.incast_source = incast.source;
     cc::CcInputs in;
     in.incast = jr.incast;
     in.tenants = tenants;
