@@ -18,4 +18,5 @@
 #include "railyard/routing/routing.hpp"
 #include "railyard/sim/sim.hpp"
 #include "railyard/topology/topology.hpp"
+#include "railyard/tune/tune.hpp"
 #include "railyard/version.hpp"

@@ -45,6 +45,7 @@ using railyard::fuzz::kMaxInput;
 
 namespace rp = railyard::plugin;
 namespace nccl = railyard::plugin::nccl;
+namespace rt = railyard::tune;
 namespace topology = railyard::topology;
 using railyard::str_cat;
 
@@ -145,7 +146,7 @@ constexpr std::array<const char*, 4> kBadClusters = {
 // ---- the tuner's cost-table contract ------------------------------------------
 
 // A rule that parse_tuning_rules accepted, as fill_cost_table must apply it.
-bool rule_matches(const rp::TuningRule& r, int coll, size_t bytes, int pipe_ops, int reg_buff) {
+bool rule_matches(const rt::TuningRule& r, int coll, size_t bytes, int pipe_ops, int reg_buff) {
   return r.coll == coll && bytes >= r.min_bytes && bytes <= r.max_bytes &&
          (r.pipe_ops == -1 || r.pipe_ops == pipe_ops) &&
          (r.reg_buff == -1 || r.reg_buff == reg_buff);
@@ -155,7 +156,7 @@ bool rule_matches(const rp::TuningRule& r, int coll, size_t bytes, int pipe_ops,
 // (negative) and cells outside the first min(algos, 7) x min(protos, 3) keep
 // their bits; a modeled cell becomes alpha + bytes x beta; the first matching
 // rule whose cell is allowed forces it to 0 and sets *nChannels (unless -1).
-void check_fill(const rp::TunerCore* core, const std::vector<rp::TuningRule>& rules, int coll,
+void check_fill(const rt::TunerCore* core, const std::vector<rt::TuningRule>& rules, int coll,
                 size_t bytes, int pipe_ops, int reg_buff, int num_algo, int num_proto,
                 const std::vector<float>& before, const std::vector<float>& after,
                 int channels_before, int channels_after) {
@@ -165,7 +166,7 @@ void check_fill(const rp::TunerCore* core, const std::vector<rp::TuningRule>& ru
   int forced = -1;
   int expected_channels = channels_before;
   if (tuned)
-    for (const rp::TuningRule& r : rules) {
+    for (const rt::TuningRule& r : rules) {
       if (!rule_matches(r, coll, bytes, pipe_ops, reg_buff) || r.algo >= num_algo ||
           r.proto >= num_proto)
         continue;
@@ -193,8 +194,8 @@ void check_fill(const rp::TunerCore* core, const std::vector<rp::TuningRule>& ru
     }
     const bool in_model = tuned && a < std::min(num_algo, nccl::kNumAlgorithms) &&
                           p < std::min(num_proto, nccl::kNumProtocols);
-    const rp::CostCoefficients k =
-        in_model ? core->coefficients(coll, a, p) : rp::CostCoefficients{};
+    const rt::CostCoefficients k =
+        in_model ? core->coefficients(coll, a, p) : rt::CostCoefficients{};
     if (in_model && k.modeled()) {
       RAILYARD_FUZZ_CHECK(
           close(after[i],
@@ -208,27 +209,16 @@ void check_fill(const rp::TunerCore* core, const std::vector<rp::TuningRule>& ru
 }
 
 // Every modeled coefficient is finite and non-negative, so no cost can be.
-void check_model(const rp::TunerCore& core) {
+void check_model(const rt::TunerCore& core) {
   for (int c = 0; c < nccl::kNumTunedFunctions; ++c)
     for (int a = 0; a < nccl::kNumAlgorithms; ++a)
       for (int p = 0; p < nccl::kNumProtocols; ++p) {
-        const rp::CostCoefficients k = core.coefficients(c, a, p);
+        const rt::CostCoefficients k = core.coefficients(c, a, p);
         if (!k.modeled()) continue;
         RAILYARD_FUZZ_CHECK(std::isfinite(k.alpha_us) && k.alpha_us >= 0 &&
                                 std::isfinite(k.us_per_byte) && k.us_per_byte >= 0,
                             "model coefficients are finite and non-negative");
       }
-}
-
-// A rule back in the file format; parse_tuning_rules gives it back.
-std::string rule_line(const rp::TuningRule& r) {
-  const std::string max_bytes = r.max_bytes == std::numeric_limits<uint64_t>::max()
-                                    ? std::string("-1")  // unbounded
-                                    : str_cat(r.max_bytes);
-  return str_cat(rp::kTunerCollectiveNames[static_cast<size_t>(r.coll)], ",", r.min_bytes, ",",
-                 max_bytes, ",", rp::kTunerAlgorithmNames[static_cast<size_t>(r.algo)], ",",
-                 rp::kTunerProtocolNames[static_cast<size_t>(r.proto)], ",", r.channels, ",",
-                 r.nodes, ",", r.ranks, ",", r.pipe_ops, ",", r.reg_buff);
 }
 
 }  // namespace
@@ -240,17 +230,17 @@ std::string rule_line(const rp::TuningRule& r) {
 // disabled cells (first matching allowed rule wins, -1 cells untouched).
 RAILYARD_FUZZ_TARGET(tuner_rules) {
   if (input.size() > kMaxInput) return;
-  const rp::TuningRules parsed = rp::parse_tuning_rules(input);
+  const rt::TuningRules parsed = rt::parse_tuning_rules(input);
   const std::vector<std::string_view> lines = railyard::split(input, '\n');
   std::vector<int32_t> content_lines;  // 1-based numbers of lines that are not blank or comments
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view t = rp::detail::trim(lines[i]);
+    const std::string_view t = rt::detail::rule_trim(lines[i]);
     if (!t.empty() && t.front() != '#') content_lines.push_back(static_cast<int32_t>(i + 1));
   }
   RAILYARD_FUZZ_CHECK(parsed.rules.size() + parsed.warnings.size() == content_lines.size(),
                       "each line is a rule or a warning");
   std::vector<int32_t> seen;
-  for (const rp::TuningRule& r : parsed.rules) seen.push_back(r.line);
+  for (const rt::TuningRule& r : parsed.rules) seen.push_back(r.line);
   for (const std::string& w : parsed.warnings) {
     const size_t colon = w.find(':');
     RAILYARD_FUZZ_CHECK(w.rfind("line ", 0) == 0 && colon != std::string::npos);
@@ -273,7 +263,7 @@ RAILYARD_FUZZ_TARGET(tuner_rules) {
   std::sort(seen.begin(), seen.end());
   RAILYARD_FUZZ_CHECK(seen == content_lines, "rules and warnings cover each line once");
 
-  for (const rp::TuningRule& r : parsed.rules) {
+  for (const rt::TuningRule& r : parsed.rules) {
     RAILYARD_FUZZ_CHECK(r.coll >= 0 && r.coll < nccl::kNumTunedFunctions);
     RAILYARD_FUZZ_CHECK(r.algo >= 0 && r.algo < nccl::kNumAlgorithms);
     RAILYARD_FUZZ_CHECK(r.proto >= 0 && r.proto < nccl::kNumProtocols);
@@ -283,9 +273,9 @@ RAILYARD_FUZZ_TARGET(tuner_rules) {
     RAILYARD_FUZZ_CHECK(r.ranks == -1 || r.ranks >= 1);
     RAILYARD_FUZZ_CHECK(r.pipe_ops >= -1);
     RAILYARD_FUZZ_CHECK(r.reg_buff >= -1 && r.reg_buff <= 1);
-    const rp::TuningRules again = rp::parse_tuning_rules(rule_line(r));
+    const rt::TuningRules again = rt::parse_tuning_rules(rt::format_tuning_rule(r));
     RAILYARD_FUZZ_CHECK(again.warnings.empty() && again.rules.size() == 1);
-    rp::TuningRule expected = r;
+    rt::TuningRule expected = r;
     expected.line = 1;
     RAILYARD_FUZZ_CHECK(again.rules[0] == expected, "a rule reads back from its own line");
   }
@@ -295,17 +285,17 @@ RAILYARD_FUZZ_TARGET(tuner_rules) {
     int64_t ranks, nodes;
   };
   for (const Comm comm : {Comm{32, 4}, Comm{8, 1}}) {
-    rp::TunerOptions o;
+    rt::TunerOptions o;
     o.cluster = kSmallClusters[0];
     o.ranks = comm.ranks;
     o.nodes = comm.nodes;
     o.rules = input;
-    const auto core = rp::TunerCore::create(o);
+    const auto core = rt::TunerCore::create(o);
     RAILYARD_FUZZ_CHECK(core.ok(), "rules never make create fail");
     RAILYARD_FUZZ_CHECK(core->rules_parsed() == static_cast<int32_t>(parsed.rules.size()));
     RAILYARD_FUZZ_CHECK(core->warnings() == parsed.warnings);
-    std::vector<rp::TuningRule> applicable;
-    for (const rp::TuningRule& r : parsed.rules)
+    std::vector<rt::TuningRule> applicable;
+    for (const rt::TuningRule& r : parsed.rules)
       if ((r.nodes == -1 || r.nodes == comm.nodes) && (r.ranks == -1 || r.ranks == comm.ranks))
         applicable.push_back(r);
     RAILYARD_FUZZ_CHECK(core->rules() == applicable, "rules for this communicator, in file order");
@@ -319,7 +309,7 @@ RAILYARD_FUZZ_TARGET(tuner_rules) {
       std::vector<size_t> sizes = {0, 4096, std::numeric_limits<size_t>::max()};
       int pipe_ops_second = 2;
       int used = 0;
-      for (const rp::TuningRule& r : applicable) {
+      for (const rt::TuningRule& r : applicable) {
         if (r.coll != coll || used == 2) continue;
         ++used;
         for (uint64_t b : {r.min_bytes, r.max_bytes}) sizes.insert(sizes.end(), {b - 1, b, b + 1});
@@ -375,7 +365,7 @@ extern "C" void capture_tuner_log(nccl::LogLevel level, unsigned long flags, con
 std::optional<std::string> spec_line(std::string_view text) {
   std::optional<std::string> line;
   for (std::string_view raw : railyard::split(text, '\n')) {
-    const std::string_view t = rp::detail::trim(raw);
+    const std::string_view t = rt::detail::rule_trim(raw);
     if (t.empty() || t.front() == '#') continue;
     if (line) return std::nullopt;
     line = std::string(t);
@@ -484,7 +474,7 @@ RAILYARD_FUZZ_TARGET(tuner_abi) {
   RAILYARD_FUZZ_CHECK(rp::tuner_init(nullptr, comm_id, n_ranks, n_nodes, nullptr, nullptr, env) ==
                       nccl::Result::kSuccess);
 
-  const std::vector<rp::TuningRule> no_rules;
+  const std::vector<rt::TuningRule> no_rules;
   for (int call = 0; call < 8 && !in.empty(); ++call) {
     const int coll = in.u8() % 2 == 0 ? static_cast<int>(in.u8() % 9) - 1 : in.int32(8);
     const size_t bytes = in.size(1 << 16);

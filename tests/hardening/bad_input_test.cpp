@@ -182,7 +182,7 @@ absl::Status cc_on_cluster(const std::string& in) {
 // InvalidArgument with the warning as message, and anything else into Internal
 // (a failed row).
 absl::Status tuner_rule(const std::string& in) {
-  const ry::plugin::TuningRules rules = ry::plugin::parse_tuning_rules(in);
+  const ry::tune::TuningRules rules = ry::tune::parse_tuning_rules(in);
   if (rules.warnings.empty()) return absl::OkStatus();
   const auto lines = static_cast<size_t>(std::count(in.begin(), in.end(), '\n') + 1);
   if (rules.warnings.size() != 1 || rules.rules.size() != lines - 1)
@@ -191,11 +191,11 @@ absl::Status tuner_rule(const std::string& in) {
   return absl::InvalidArgumentError(rules.warnings.front());
 }
 absl::Status tuner_create(std::string_view cluster, int64_t ranks, int64_t nodes) {
-  ry::plugin::TunerOptions o;
+  ry::tune::TunerOptions o;
   o.cluster = cluster;
   o.ranks = ranks;
   o.nodes = nodes;
-  return ry::plugin::TunerCore::create(o).status();
+  return ry::tune::TunerCore::create(o).status();
 }
 absl::Status tuner_cluster(const std::string& in) { return tuner_create(in, 16, 2); }
 absl::Status tuner_ranks(const std::string& in) {
@@ -205,12 +205,12 @@ absl::Status tuner_nodes(const std::string& in) {
   return tuner_create("h100-1024", 1024, std::stoll(in));
 }
 absl::Status tuner_hosts(const std::string& in) {  // the node -> host list, 2 nodes
-  ry::plugin::TunerOptions o;
+  ry::tune::TunerOptions o;
   o.cluster = "h100-1024";
   o.ranks = 16;
   o.nodes = 2;
   for (std::string_view h : ry::split(in, ',')) o.hosts.push_back(ry::HostId{std::stoi(std::string(h))});
-  return ry::plugin::TunerCore::create(o).status();
+  return ry::tune::TunerCore::create(o).status();
 }
 
 absl::Status advisor_cluster(const std::string& in) {

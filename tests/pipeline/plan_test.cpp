@@ -1,6 +1,8 @@
 #include "railyard/export/plan_files.hpp"
 #include "railyard/pipeline/plan.hpp"
 #include "railyard/report/plan_report.hpp"
+#include "railyard/tune/model.hpp"
+#include "railyard/tune/rules.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -499,18 +502,19 @@ TEST_CASE("plan: tuner rules cover 4 MiB upwards without gaps") {
     CAPTURE(j.job.name);
     // Every job of the default mix has a data-parallel all-reduce across hosts.
     REQUIRE_FALSE(j.tuner.empty());
-    std::map<std::pair<int32_t, int32_t>, std::vector<const pipeline::TunerRule*>> by_comm;
-    for (const pipeline::TunerRule& t : j.tuner) by_comm[{t.nodes, t.ranks}].push_back(&t);
+    std::map<std::pair<int32_t, int32_t>, std::vector<const tune::NotedRule*>> by_comm;
+    for (const tune::NotedRule& t : j.tuner) by_comm[{t.rule.nodes, t.rule.ranks}].push_back(&t);
     for (const auto& [comm, rules] : by_comm) {
       CHECK(comm.first >= 2);
-      CHECK(rules.front()->min_bytes == static_cast<uint64_t>(pipeline::kTunerSizes.front()));
-      CHECK(rules.back()->max_bytes == pipeline::kTunerNoUpperBound);
+      CHECK(rules.front()->rule.min_bytes ==
+            static_cast<uint64_t>(tune::kSimulatedRuleSizes.front()));
+      CHECK(rules.back()->rule.max_bytes == std::numeric_limits<uint64_t>::max());
       for (size_t i = 0; i < rules.size(); ++i) {
-        CHECK(rules[i]->min_bytes <= rules[i]->max_bytes);
-        CHECK_FALSE(rules[i]->evidence.empty());
+        CHECK(rules[i]->rule.min_bytes <= rules[i]->rule.max_bytes);
+        CHECK_FALSE(rules[i]->notes.empty());
         if (i > 0) {
-          CHECK(rules[i]->min_bytes == rules[i - 1]->max_bytes + 1);
-          CHECK(rules[i]->algorithm != rules[i - 1]->algorithm);  // merged otherwise
+          CHECK(rules[i]->rule.min_bytes == rules[i - 1]->rule.max_bytes + 1);
+          CHECK(rules[i]->rule.algo != rules[i - 1]->rule.algo);  // merged otherwise
         }
       }
     }
@@ -707,8 +711,26 @@ TEST_CASE("plan: --out writes every artifact and each one is valid") {
     }
     for (const cc::EnvVar& v : j.cc->nccl_env) CHECK(env_names.count(v.name) == 1);
 
+    // The file loads in railyard's tuner (the plugin's own parser) without a
+    // warning, and every rule is one of the job's.
+    const std::string tuner_conf = read_file(jd / "nccl_tuner.conf");
+    const tune::TuningRules loaded = tune::parse_tuning_rules(tuner_conf);
+    CHECK_MESSAGE(loaded.warnings.empty(), join(loaded.warnings, "; "));
+    REQUIRE(loaded.rules.size() == j.tuner.size());
+    for (size_t i = 0; i < loaded.rules.size(); ++i) CHECK(same_rule(loaded.rules[i], j.tuner[i].rule));
+    {
+      tune::TunerOptions o;
+      o.cluster = "h100-1024-2to1";
+      o.ranks = j.job.gpus();
+      o.nodes = j.job.gpus() / 8;
+      o.rules = tuner_conf;
+      auto core = tune::TunerCore::create(o);
+      REQUIRE_MESSAGE(core.ok(), core.status().message());
+      CHECK(core->warnings().empty());
+      CHECK(core->rules_parsed() == static_cast<int32_t>(j.tuner.size()));
+    }
     int rules = 0;
-    for (const std::string& l : lines_of(read_file(jd / "nccl_tuner.conf"))) {
+    for (const std::string& l : lines_of(tuner_conf)) {
       CHECK(l.size() < 255);  // NCCL's example tuner reads 255 characters per line
       if (l.empty() || l[0] == '#') continue;
       const auto f = split(l, ',');
@@ -725,7 +747,7 @@ TEST_CASE("plan: --out writes every artifact and each one is valid") {
         const bool number = !v.empty() && std::all_of(v.begin(), v.end(), is_digit);
         CHECK_MESSAGE(number, l);
       }
-      CHECK(std::stoull(std::string(f[1])) <= std::stoull(std::string(f[2])));
+      CHECK((f[2] == "-1" || std::stoull(std::string(f[1])) <= std::stoull(std::string(f[2]))));
       ++rules;
     }
     CHECK(rules == static_cast<int>(j.tuner.size()));

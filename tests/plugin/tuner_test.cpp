@@ -1,7 +1,8 @@
-// Tests for railyard/plugin/tuner.hpp: the tuner core's model, its cost-table
-// contract, the rule layer and the C-ABI adapters (in process; the built
+// Tests for railyard/tune/model.hpp and railyard/plugin/tuner.hpp: the tuner
+// core's model, its cost-table contract, rules applied, and the C-ABI adapters (in process; the built
 // library is driven through dlopen by tests/plugin/tuner_harness.cpp).
 #include "railyard/plugin/tuner.hpp"
+#include "railyard/tune/model.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,20 +21,21 @@
 namespace {
 
 namespace rp = railyard::plugin;
+namespace rt = railyard::tune;
 namespace nccl = railyard::plugin::nccl;
 using railyard::GpuIndex;
 using railyard::HostId;
 
-rp::TunerOptions options(std::string_view cluster, int64_t ranks, int64_t nodes) {
-  rp::TunerOptions o;
+rt::TunerOptions options(std::string_view cluster, int64_t ranks, int64_t nodes) {
+  rt::TunerOptions o;
   o.cluster = cluster;
   o.ranks = ranks;
   o.nodes = nodes;
   return o;
 }
 
-rp::TunerCore make(const rp::TunerOptions& o) {
-  auto core = rp::TunerCore::create(o);
+rt::TunerCore make(const rt::TunerOptions& o) {
+  auto core = rt::TunerCore::create(o);
   REQUIRE_MESSAGE(core.ok(), core.status().message());
   return *std::move(core);
 }
@@ -69,12 +71,12 @@ TEST_CASE("tuner: every modeled cost is positive and grows with nBytes") {
            {"h100-1024-dualplane", 128, 128}}) {
     CAPTURE(cluster);
     CAPTURE(nodes);
-    const rp::TunerCore core = make(options(cluster, ranks, nodes));
+    const rt::TunerCore core = make(options(cluster, ranks, nodes));
     int modeled = 0;
     for (int c = 0; c < nccl::kNumTunedFunctions; ++c)
       for (int a = 0; a < nccl::kNumAlgorithms; ++a)
         for (int p = 0; p < nccl::kNumProtocols; ++p) {
-          const rp::CostCoefficients k = core.coefficients(c, a, p);
+          const rt::CostCoefficients k = core.coefficients(c, a, p);
           if (!k.modeled()) continue;
           ++modeled;
           CHECK(std::isfinite(k.alpha_us));
@@ -98,7 +100,7 @@ TEST_CASE("tuner: every modeled cost is positive and grows with nBytes") {
 }
 
 TEST_CASE("tuner: tree wins small all-reduces, ring wins large ones, LL wins tiny ones") {
-  const rp::TunerCore core = make(options("h100-1024-2to1", 512, 64));
+  const rt::TunerCore core = make(options("h100-1024-2to1", 512, 64));
   const auto ring = [&](double s) { return core.predict_us(kAllReduce, 1, 2, s); };
   const auto tree = [&](double s) { return core.predict_us(kAllReduce, 0, 2, s); };
   CHECK(tree(65536) < ring(65536));
@@ -128,7 +130,7 @@ TEST_CASE("tuner: oversubscription costs only where traffic crosses SUs") {
   // A ring over hosts taken round-robin from the 4 SUs: every hop crosses the
   // spine, 32 flows per leaf on 16 uplinks at 2:1.
   auto ring = [](std::string_view cluster, bool interleaved) {
-    rp::TunerOptions o = options(cluster, 1024, 128);
+    rt::TunerOptions o = options(cluster, 1024, 128);
     if (interleaved)
       for (int32_t i = 0; i < 128; ++i) o.hosts.push_back(railyard::HostId{(i % 4) * 32 + i / 4});
     return make(o).coefficients(kAllReduce, nccl::kAlgoRing, 2).us_per_byte;
@@ -138,8 +140,8 @@ TEST_CASE("tuner: oversubscription costs only where traffic crosses SUs") {
   // (what the flow simulator says too).
   CHECK(ring("h100-1024-2to1", false) == doctest::Approx(ring("h100-1024", false)));
   // Crossing SUs costs switch hops: latency grows even when bandwidth does not.
-  const rp::TunerCore one_su = make(options("h100-1024", 256, 32));
-  const rp::TunerCore two_su = make(options("h100-1024", 264, 33));
+  const rt::TunerCore one_su = make(options("h100-1024", 256, 32));
+  const rt::TunerCore two_su = make(options("h100-1024", 264, 33));
   CHECK(two_su.coefficients(kAllReduce, nccl::kAlgoTree, 0).alpha_us >
         one_su.coefficients(kAllReduce, nccl::kAlgoTree, 0).alpha_us);
 }
@@ -156,7 +158,7 @@ TEST_CASE("tuner: ring bandwidth term agrees with the flow simulator and the low
     auto sim = railyard::sim::simulate_collective(
         *cluster, groups, railyard::collective::Collective::kAllReduce, bytes);
     REQUIRE(sim.ok());
-    const rp::TunerCore core = make(options("h100-1024", hosts * 8, hosts));
+    const rt::TunerCore core = make(options("h100-1024", hosts * 8, hosts));
     const double model_bw_us =
         static_cast<double>(bytes) * core.coefficients(kAllReduce, 1, 2).us_per_byte;
     CHECK(model_bw_us == doctest::Approx(sim->time_us - sim->latency_us).epsilon(0.05));
@@ -167,11 +169,11 @@ TEST_CASE("tuner: ring bandwidth term agrees with the flow simulator and the low
 
 TEST_CASE("tuner: NCCL's NVLink domain info wins over the spec") {
   // 18 GB200 hosts of one NVL72 rack, 4 ranks each.
-  const rp::TunerCore from_spec = make(options("gb200-nvl72-576", 72, 18));
-  rp::TunerOptions one = options("gb200-nvl72-576", 72, 18);
-  one.nvl = rp::NvlDomains{1, 72, 72};
-  rp::TunerOptions split = options("gb200-nvl72-576", 72, 18);
-  split.nvl = rp::NvlDomains{18, 4, 4};  // NCCL runs without MNNVL
+  const rt::TunerCore from_spec = make(options("gb200-nvl72-576", 72, 18));
+  rt::TunerOptions one = options("gb200-nvl72-576", 72, 18);
+  one.nvl = rt::NvlDomains{1, 72, 72};
+  rt::TunerOptions split = options("gb200-nvl72-576", 72, 18);
+  split.nvl = rt::NvlDomains{18, 4, 4};  // NCCL runs without MNNVL
   const double spec_beta = from_spec.coefficients(kAllReduce, 1, 2).us_per_byte;
   CHECK(make(one).coefficients(kAllReduce, 1, 2).us_per_byte == doctest::Approx(spec_beta));
   // 4 x 400G NICs per host instead of 7.2 Tb/s NVLink per GPU.
@@ -180,8 +182,8 @@ TEST_CASE("tuner: NCCL's NVLink domain info wins over the spec") {
 }
 
 TEST_CASE("tuner: fill_cost_table writes allowed, modeled entries only") {
-  rp::TunerOptions o = options("h100-1024-2to1", 64, 8);
-  const rp::TunerCore core = make(o);
+  rt::TunerOptions o = options("h100-1024-2to1", 64, 8);
+  const rt::TunerCore core = make(o);
   for (int num_algo : {6, 7}) {
     std::array<float, 21> table{};
     for (size_t i = 0; i < table.size(); ++i) table[i] = 1000.0f + static_cast<float>(i);
@@ -215,44 +217,15 @@ TEST_CASE("tuner: fill_cost_table writes allowed, modeled entries only") {
   for (float v : table) CHECK(v == 5.0f);
 }
 
-TEST_CASE("tuner: rule lines parse, and bad lines are named and skipped") {
-  const rp::TuningRules r = rp::parse_tuning_rules(
-      "# comment\n"
-      "\n"
-      "allreduce,0,65536,tree,ll,4,-1,-1\r\n"
-      " allgather , 1024 , -1 , RING , Simple , -1 , 8 , 64 , 2 , 1 \n"
-      "alreduce,0,1,ring,ll,1,-1,-1\n"
-      "allreduce,x,1,ring,ll,1,-1,-1\n"
-      "allreduce,0,1,ring,ll\n"
-      "allreduce,0,1,ring,ll,1,0,-1\n"
-      "allreduce,0,1,ring,ll,1,-1,-1,-1,2\n"
-      "allreduce,10,1,ring,ll,1,-1,-1\n"
-      "broadcast,0,1,pat,ll3,1,-1,-1\n"
-      "reducescatter,0,1,nvls_tree,simple,-1,-1,-1\n");
-  REQUIRE(r.rules.size() == 3);
-  CHECK(r.rules[0] == rp::TuningRule{4, 0, 65536, 0, 0, 4, -1, -1, -1, -1, 3});
-  CHECK(r.rules[1] == rp::TuningRule{2, 1024, UINT64_MAX, 1, 2, -1, 8, 64, 2, 1, 4});
-  CHECK(r.rules[2].line == 12);
-  REQUIRE(r.warnings.size() == 7);
-  CHECK(r.warnings[0].find("line 5: token 'alreduce' (coll)") == 0);
-  CHECK(r.warnings[1].find("line 6: token 'x' (min_bytes)") == 0);
-  CHECK(r.warnings[2].find("line 7: 5 fields") == 0);
-  CHECK(r.warnings[3].find("line 8: token '0' (nNodes)") == 0);
-  CHECK(r.warnings[4].find("line 9: token '2' (regBuff)") == 0);
-  CHECK(r.warnings[5].find("line 10: token '1' (max_bytes): is below min_bytes") == 0);
-  CHECK(r.warnings[6].find("line 11: token 'll3' (proto)") == 0);
-  for (const std::string& w : r.warnings) CHECK(w.find("line ignored") != std::string::npos);
-}
-
 TEST_CASE("tuner: the first matching rule whose entry NCCL allows wins") {
-  rp::TunerOptions o = options("h100-1024-2to1", 64, 8);
+  rt::TunerOptions o = options("h100-1024-2to1", 64, 8);
   o.rules =
       "allreduce,0,4096,ring,simple,2,-1,-1,3\n"  // numPipeOps 3 only
       "allreduce,0,4096,nvls,simple,-1,-1,-1\n"   // NCCL may not allow nvls
       "allreduce,0,4096,tree,ll,6,-1,-1\n"
       "allreduce,0,4096,ring,ll,8,-1,-1\n"
       "allreduce,0,-1,ring,simple,12,16,-1\n";  // nNodes 16: never this communicator
-  const rp::TunerCore core = make(o);
+  const rt::TunerCore core = make(o);
   CHECK(core.rules_parsed() == 5);
   CHECK(core.rules().size() == 4);
   std::array<float, 21> table{};
@@ -274,8 +247,8 @@ TEST_CASE("tuner: the first matching rule whose entry NCCL allows wins") {
 }
 
 TEST_CASE("tuner: create rejects what does not describe the communicator") {
-  auto error = [](rp::TunerOptions o) {
-    auto core = rp::TunerCore::create(o);
+  auto error = [](rt::TunerOptions o) {
+    auto core = rt::TunerCore::create(o);
     REQUIRE_FALSE(core.ok());
     return std::string(core.status().message());
   };
@@ -286,13 +259,13 @@ TEST_CASE("tuner: create rejects what does not describe the communicator") {
   CHECK(error(options("h100-1024", 2048, 256)).find("nNodes=256") == 0);
   CHECK(error(options("h100-1024", 72, 8)).find("9 ranks per node") != std::string::npos);
   CHECK(error(options("h100-1024", 8, 16)).find("nNodes=16") == 0);
-  rp::TunerOptions o = options("h100-1024", 16, 2);
+  rt::TunerOptions o = options("h100-1024", 16, 2);
   o.hosts = {railyard::HostId{0}, railyard::HostId{200}};
   CHECK(error(o).find("hosts=200") == 0);
   o.hosts = {railyard::HostId{0}, railyard::HostId{1}, railyard::HostId{2}};
   CHECK(error(o).find("3 hosts for 2 nodes") != std::string::npos);
   // A cluster file's text: comments and blank lines around one spec line.
-  CHECK(rp::TunerCore::create(options("# our cluster\n\n  h100-1024-2to1  \n", 16, 2)).ok());
+  CHECK(rt::TunerCore::create(options("# our cluster\n\n  h100-1024-2to1  \n", 16, 2)).ok());
 }
 
 TEST_CASE("tuner: the adapters pass NCCL's table through on any problem, never failing") {

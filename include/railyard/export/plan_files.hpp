@@ -51,6 +51,7 @@
 #include "railyard/export/slurm.hpp"
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/cluster.hpp"
+#include "railyard/tune/rules.hpp"
 #include "railyard/version.hpp"
 
 namespace railyard::exports {
@@ -81,24 +82,19 @@ struct PlanFilesOptions {
   return out;
 }
 
-// The tuner rules of a job in NCCL's example-tuner CSV (NVIDIA/nccl
-// plugins/tuner/example/README.md).
+// The tuner rules of a job in NCCL's example-tuner format (tune/rules.hpp), as
+// the tuner plugin and NCCL's example tuner read them.
 [[nodiscard]] inline std::string nccl_tuner_file(const pipeline::PlanJobResult& j) {
-  std::string out = str_cat(
-      "# NCCL tuner rules for job ", j.job.name, ", written by railyard ", kVersion,
-      ".\n# Format (NCCL's example tuner, NCCL_TUNER_CONFIG_FILE; first match wins):\n"
-      "# coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks\n"
-      "# From railyard's simulator on this job's placement with planned paths: ring and\n"
-      "# tree all-reduce at 4 MiB, 32 MiB, 256 MiB and 2 GiB; the faster owns the band up to\n"
-      "# the next size. Below 4 MiB NCCL decides (latency and LL/LL128 are not modelled).\n"
-      "# channels -1 keeps NCCL's count.\n");
-  if (j.tuner.empty()) out += "# No rule: no all-reduce of this job crosses the network.\n";
-  for (const pipeline::TunerRule& t : j.tuner) {
-    for (const std::string& e : t.evidence) str_append(out, "# ", e, "\n");
-    str_append(out, collective::collective_name(t.kind), ",", t.min_bytes, ",", t.max_bytes, ",",
-               report::tuner_algorithm_name(t.algorithm), ",simple,-1,", t.nodes, ",", t.ranks, "\n");
-  }
-  return out;
+  std::vector<std::string> header = {
+      str_cat("NCCL tuner rules for job ", j.job.name, ", written by railyard ", kVersion, "."),
+      "Format (NCCL's example tuner, NCCL_TUNER_CONFIG_FILE; first match wins):",
+      "coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks (max_bytes -1: no bound)",
+      "From railyard's simulator on this job's placement with planned paths: ring and",
+      "tree all-reduce at 4 MiB, 32 MiB, 256 MiB and 2 GiB; the faster owns the band up to",
+      "the next size. Below 4 MiB NCCL decides (latency and LL/LL128 are not modelled).",
+      "channels -1 keeps NCCL's count."};
+  if (j.tuner.empty()) header.push_back("No rule: no all-reduce of this job crosses the network.");
+  return tune::format_tuning_rules(j.tuner, header);
 }
 
 // Every artifact (see the overview). Errors: a node pattern that does not suit

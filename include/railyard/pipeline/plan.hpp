@@ -72,17 +72,10 @@
 // all-to-all, 1 when nothing leaves a host) — and the tenants for per-QP rate
 // limits are every job running (background and mix, as railyard placed them).
 //
-// Tuner rules (NCCL's example tuner CSV, docs/constants.md#nccl-tuner), per job, from
-// simulations:
-// for every all-reduce communicator of the job that crosses the network (nNodes
-// = hosts of a group > 1, nRanks = ranks of a group), ring and double binary tree
-// are simulated on railyard's placement with planned paths at 4 MiB, 32 MiB,
-// 256 MiB and 2 GiB; the faster algorithm at each size owns the band from that
-// size up to the next (the last band has no upper end), adjacent bands with the
-// same winner merge, protocol simple, channels -1 (NCCL keeps its own count: the
-// simulator's channels are rings over NICs, not NCCL's per-SM channels). No rule
-// below 4 MiB: there latency and the LL/LL128 protocols dominate, which the
-// simulator does not model, so NCCL keeps its own choice.
+// Tuner rules (tune/simulated_rules.hpp), per job: for every all-reduce
+// communicator of the job that crosses the network (nNodes = hosts of a group > 1,
+// nRanks = ranks of a group), ring against double binary tree on railyard's
+// placement, as NCCL example-tuner rules (tune/rules.hpp).
 //
 // Heat maps: per configuration, each link's peak utilization over all the
 // simulated collectives of all jobs (the hottest any one of them drove it).
@@ -129,6 +122,8 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 #include "railyard/topology/descriptor.hpp"
+#include "railyard/tune/rules.hpp"
+#include "railyard/tune/simulated_rules.hpp"
 
 namespace railyard::pipeline {
 
@@ -228,24 +223,6 @@ struct PlanJobSide {
   placement::TrafficReport traffic;   // the traffic model of that numbering
 };
 
-// One line of NCCL's example-tuner CSV (NVIDIA/nccl plugins/tuner/example/README.md).
-struct TunerRule {
-  collective::Collective kind = collective::Collective::kAllReduce;
-  uint64_t min_bytes = 0;
-  uint64_t max_bytes = 0;
-  collective::Algorithm algorithm = collective::Algorithm::kRing;
-  int32_t nodes = -1;  // nNodes of the communicator
-  int32_t ranks = -1;  // nRanks
-  // Why, one line per simulated size in the band: the communicator and the bus
-  // bandwidths of both algorithms (each well under the 255 characters NCCL's
-  // example tuner reads per line).
-  std::vector<std::string> evidence;
-};
-inline constexpr uint64_t kTunerNoUpperBound = std::numeric_limits<uint64_t>::max();
-// The sizes tuner rules are simulated at (each starts a band).
-inline constexpr std::array<int64_t, 4> kTunerSizes = {int64_t{4} << 20, int64_t{32} << 20,
-                                                       int64_t{256} << 20, int64_t{2} << 30};
-
 struct PlanJobResult {
   PlanJob job;
   bool placed = false;
@@ -255,7 +232,7 @@ struct PlanJobResult {
   int32_t incast = 1;
   std::string incast_source;
   std::optional<cc::CcPlan> cc;  // derived when placed
-  std::vector<TunerRule> tuner;
+  std::vector<tune::NotedRule> tuner;  // tune/simulated_rules.hpp, notes name the collective
 
   [[nodiscard]] const PlanJobSide& at(PlanSide s) const { return side[side_index(s)]; }
   // The rate limit derive_cc set for the job's tenant, if any.
@@ -381,61 +358,6 @@ inline StatusOr<placement::Allocator> plan_allocator_with_background(
 inline void plan_fold_peak(std::vector<double>& peak, const std::vector<double>& util) {
   if (peak.size() < util.size()) peak.resize(util.size(), 0.0);
   for (size_t l = 0; l < util.size(); ++l) peak[l] = std::max(peak[l], util[l]);
-}
-
-// Ring (or tree) all-reduce rules for one communicator, from simulations at
-// kTunerSizes (see the overview).
-inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
-    const topology::Cluster& cluster, const std::vector<std::vector<routing::GpuEndpoint>>& groups,
-    int32_t nodes) {
-  using collective::Algorithm;
-  struct Sample {
-    Algorithm winner;
-    double ring_gbps, tree_gbps;
-  };
-  std::vector<Sample> samples;
-  for (int64_t bytes : kTunerSizes) {
-    std::array<double, 2> busbw{};
-    std::array<double, 2> time{};
-    for (size_t a = 0; a < 2; ++a) {
-      sim::CollectiveSimOptions o;
-      o.algorithm = a == 0 ? Algorithm::kRing : Algorithm::kDoubleBinaryTree;
-      o.routing = sim::Routing::kPlanned;
-      o.keep_links = false;
-      RAILYARD_ASSIGN_OR_RETURN(
-          sim::CollectiveReport r,
-          sim::simulate_collective(cluster, groups, collective::Collective::kAllReduce, bytes, o));
-      busbw[a] = r.busbw_gbps;
-      time[a] = r.time_us;
-    }
-    // Ties go to the ring (NCCL's usual choice for large all-reduce).
-    samples.push_back(
-        {time[1] < time[0] ? Algorithm::kDoubleBinaryTree : Algorithm::kRing, busbw[0], busbw[1]});
-  }
-  auto gbps = [](double v) { return fixed(v, 1); };
-  std::vector<TunerRule> rules;
-  const auto ranks = static_cast<int32_t>(groups.front().size());
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const auto lo = static_cast<uint64_t>(kTunerSizes[i]);
-    const uint64_t hi = i + 1 < kTunerSizes.size() ? static_cast<uint64_t>(kTunerSizes[i + 1]) - 1
-                                                   : kTunerNoUpperBound;
-    std::string why =
-        str_cat(format_bytes(static_cast<int64_t>(lo)), ": ring ", gbps(samples[i].ring_gbps),
-                ", tree ", gbps(samples[i].tree_gbps), " Gb/s busbw");
-    if (!rules.empty() && rules.back().algorithm == samples[i].winner) {
-      rules.back().max_bytes = hi;
-      rules.back().evidence.push_back(std::move(why));
-      continue;
-    }
-    rules.push_back({collective::Collective::kAllReduce,
-                     lo,
-                     hi,
-                     samples[i].winner,
-                     nodes,
-                     ranks,
-                     {std::move(why)}});
-  }
-  return rules;
 }
 
 }  // namespace detail
@@ -588,13 +510,12 @@ inline StatusOr<std::vector<TunerRule>> plan_tuner_rules(
       if (std::find(done.begin(), done.end(), shape) != done.end()) continue;
       done.push_back(shape);
       const auto groups = sim::job_groups(jr.at(PlanSide::kRailyard).placement, c.dim);
-      auto rules = detail::plan_tuner_rules(cluster, groups, c.hosts_per_group);
+      auto rules = tune::simulated_allreduce_rules(cluster, groups, c.hosts_per_group);
       if (!rules.ok())
-        return make_status(rules.status().code(),
-                            str_cat("job '", jr.job.name, "': tuner rules for ", c.label(), ": ",
-                                    message_of(rules.status())));
-      for (TunerRule& r : *rules) {
-        for (std::string& e : r.evidence) e = str_cat(c.label(), " at ", e);
+        return with_context(rules.status(),
+                            str_cat("job '", jr.job.name, "': tuner rules for ", c.label()));
+      for (tune::NotedRule& r : *rules) {
+        for (std::string& e : r.notes) e = str_cat(c.label(), " at ", e);
         jr.tuner.push_back(std::move(r));
       }
     }

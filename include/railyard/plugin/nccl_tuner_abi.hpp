@@ -48,6 +48,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "railyard/tune/nccl.hpp"
+
 namespace railyard::plugin::nccl {
 
 // ncclResult_t.
@@ -79,41 +81,23 @@ inline constexpr unsigned long kLogGraph = 0x20;
 inline constexpr unsigned long kLogTuning = 0x40;
 inline constexpr unsigned long kLogEnv = 0x80;
 
-// ncclFunc_t. Tuners are asked about the first five; values from 5 on
-// (send/recv and newer collectives) differ between NCCL releases, so a tuner
-// must treat any value >= kNumTunedFunctions as "not mine".
-enum class Func : int {
-  kBroadcast = 0,
-  kReduce = 1,
-  kAllGather = 2,
-  kReduceScatter = 3,
-  kAllReduce = 4,
-  kSendRecv = 5,
-  kSend = 6,
-  kRecv = 7,
-};
-inline constexpr int kNumTunedFunctions = 5;  // NCCL_NUM_FUNCTIONS
-
-// Algorithms (NCCL_ALGO_*). NCCL >= 2.23 passes numAlgo = 7 (with PAT), older
-// releases 6.
-inline constexpr int kAlgoTree = 0;
-inline constexpr int kAlgoRing = 1;
-inline constexpr int kAlgoCollNetDirect = 2;
-inline constexpr int kAlgoCollNetChain = 3;
-inline constexpr int kAlgoNvls = 4;
-inline constexpr int kAlgoNvlsTree = 5;
-inline constexpr int kAlgoPat = 6;
-inline constexpr int kNumAlgorithms = 7;  // NCCL_NUM_ALGORITHMS_V5
-
-// Protocols (NCCL_PROTO_*).
-inline constexpr int kProtoLl = 0;
-inline constexpr int kProtoLl128 = 1;
-inline constexpr int kProtoSimple = 2;
-inline constexpr int kNumProtocols = 3;  // NCCL_NUM_PROTOCOLS_V5
-
-// A cost-table entry NCCL does not allow (NCCL_ALGO_PROTO_IGNORE). Lower costs
-// win; 0.0 forces an entry.
-inline constexpr float kAlgoProtoIgnore = -1.0f;
+// Collectives, algorithms, protocols and the IGNORE cost: NCCL's numbering,
+// shared with the tuning model (tune/nccl.hpp).
+using tune::nccl::Func;
+using tune::nccl::kAlgoCollNetChain;
+using tune::nccl::kAlgoCollNetDirect;
+using tune::nccl::kAlgoNvls;
+using tune::nccl::kAlgoNvlsTree;
+using tune::nccl::kAlgoPat;
+using tune::nccl::kAlgoProtoIgnore;
+using tune::nccl::kAlgoRing;
+using tune::nccl::kAlgoTree;
+using tune::nccl::kNumAlgorithms;
+using tune::nccl::kNumProtocols;
+using tune::nccl::kNumTunedFunctions;
+using tune::nccl::kProtoLl;
+using tune::nccl::kProtoLl128;
+using tune::nccl::kProtoSimple;
 
 // Hardware link classes of TunerConstantsV5::hw_latencies (NCCL_HW_*).
 inline constexpr int kHwNvlink = 0;

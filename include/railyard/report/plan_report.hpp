@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,13 +56,11 @@
 #include "railyard/pipeline/plan.hpp"
 #include "railyard/report/simulate_report.hpp"
 #include "railyard/topology/descriptor.hpp"
+#include "railyard/tune/nccl.hpp"
+#include "railyard/tune/rules.hpp"
 
 namespace railyard::report {
 
-// The tuner file's name for an algorithm and a collective (NCCL's example tuner).
-[[nodiscard]] constexpr std::string_view tuner_algorithm_name(collective::Algorithm a) {
-  return a == collective::Algorithm::kDoubleBinaryTree ? "tree" : "ring";
-}
 
 namespace detail {
 
@@ -456,17 +455,21 @@ inline std::string plan_pad(std::string s, size_t width, bool right = false) {
     w.end_object();
 
     w.key("tuner").begin_array();
-    for (const pipeline::TunerRule& t : jr.tuner) {
+    for (const tune::NotedRule& n : jr.tuner) {
+      const tune::TuningRule& t = n.rule;
       w.begin_object();
-      w.key("collective").value(collective::collective_name(t.kind));
+      w.key("collective").value(tune::nccl::kCollectiveNames[static_cast<size_t>(t.coll)]);
       w.key("min_bytes").value(t.min_bytes);
-      w.key("max_bytes").value(t.max_bytes);
-      w.key("algorithm").value(tuner_algorithm_name(t.algorithm));
-      w.key("protocol").value("simple");
-      w.key("channels").value(-1);
+      if (t.max_bytes == std::numeric_limits<uint64_t>::max())
+        w.key("max_bytes").value(-1);  // no upper bound, as the rule file writes it
+      else
+        w.key("max_bytes").value(t.max_bytes);
+      w.key("algorithm").value(tune::nccl::kAlgorithmNames[static_cast<size_t>(t.algo)]);
+      w.key("protocol").value(tune::nccl::kProtocolNames[static_cast<size_t>(t.proto)]);
+      w.key("channels").value(t.channels);
       w.key("nodes").value(t.nodes);
       w.key("ranks").value(t.ranks);
-      w.key("reason").value(join(t.evidence, "; "));
+      w.key("reason").value(join(n.notes, "; "));
       w.end_object();
     }
     w.end_array();
