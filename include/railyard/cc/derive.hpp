@@ -79,7 +79,7 @@
 #include "railyard/core/units.hpp"
 #include "railyard/placement/allocator.hpp"
 #include "railyard/routing/isolation.hpp"
-#include "railyard/sim/collective_sim.hpp"
+#include "railyard/collective/cost.hpp"
 #include "railyard/topology/cluster.hpp"
 
 namespace railyard::cc {
@@ -95,7 +95,7 @@ struct CcInputs {
   double frame_overhead_bytes = 62;  // Eth + IP + UDP + BTH + ICRC + FCS (RoCEv2)
   double switch_mtu_bytes = 9216;    // largest frame a port may be sending (PFC)
   double dt_alpha = 1.0;             // switch dynamic-threshold α (buffer default)
-  sim::LatencyModel latency;         // switch / NIC latencies, as the simulator
+  collective::LatencyModel latency;  // switch / NIC latencies (the one model)
   // Bytes a connection moves per message (e.g. a ring chunk), for the QP count;
   // 0 = NCCL's default buffer (4 MiB).
   double message_bytes = 0;
@@ -230,7 +230,7 @@ inline double event_factor(double p, double n) {
 [[nodiscard]] inline std::optional<double> dcqcn_equilibrium_p(const DcqcnParams& q,
                                                                double link_gbps, int32_t flows,
                                                                double packet_bytes) {
-  const double R = link_gbps * 125.0 / packet_bytes / static_cast<double>(flows);  // pkts/µs
+  const double R = gbps_to_bytes_per_us(link_gbps) / packet_bytes / static_cast<double>(flows);  // pkts/µs
   const double B = q.byte_counter_bytes / packet_bytes;                            // pkts
   const double T = q.increase_timer_us;
   const double tau = q.decrease_period_us;
@@ -317,7 +317,7 @@ inline std::string num(double v) {
   plan.incast = in.incast;
   plan.mtu_bytes = in.mtu_bytes;
   plan.frame_bytes = in.mtu_bytes + in.frame_overhead_bytes;
-  const double bytes_per_us = C * 125.0;
+  const double bytes_per_us = gbps_to_bytes_per_us(C);
 
   // 1. Path classes.
   const double host_leaf_m = d.cable_length_m(topology::LinkTier::kHostLeaf);
@@ -330,10 +330,8 @@ inline std::string num(double v) {
     p.path = std::move(name);
     p.switches = switches;
     p.cable_m = cable_m;
-    p.one_way_us =
-        (cable_m * kCableNsPerMetre + switches * in.latency.switch_ns + 2 * in.latency.nic_ns) /
-            1000.0 +
-        plan.frame_bytes / bytes_per_us;
+    p.one_way_us = collective::network_path_latency_us(switches, cable_m, in.latency) +
+                   plan.frame_bytes / bytes_per_us;
     p.rtt_us = 2 * p.one_way_us;
     p.bdp_bytes = bytes_per_us * p.rtt_us;
     plan.paths.push_back(std::move(p));

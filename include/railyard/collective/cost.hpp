@@ -1,6 +1,12 @@
-// railyard/collective/cost.hpp — the analytic cost of routed collective steps
-// (alpha-beta with contention) and the bandwidth lower bound of a collective on
-// a fabric.
+// railyard/collective/cost.hpp — THE cost model: the latency of a path (alpha,
+// LatencyModel), the contention of flows on shared links or resources (beta,
+// contention_us), and the bandwidth lower bound of a collective on a fabric. The
+// simulator's analytic time (sim/collective_sim.hpp), congestion control's
+// round-trip times (cc/derive.hpp) and the NCCL tuning model's bandwidth term and
+// fabric latency (tune/model.hpp) are all computed here; nothing else models
+// latency or contention.
+//
+//   double one_way = railyard::collective::network_path_latency_us(3, 40.0, {});  // via spine
 //
 //   // flows: anything with size(), links(i) (ints) and bytes(i), e.g. sim::FlowStep
 //   std::vector<double> scratch;
@@ -58,14 +64,64 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/core/units.hpp"
 #include "railyard/routing/paths.hpp"
 #include "railyard/topology/cluster.hpp"
 #include "railyard/topology/fabric.hpp"
 
 namespace railyard::collective {
 
-// Bytes per µs carried by one Gb/s.
-inline constexpr double kBytesPerUsPerGbps = 125.0;
+// Bytes per µs carried by one Gb/s (core/units.hpp).
+inline constexpr double kBytesPerUsPerGbps = gbps_to_bytes_per_us(1.0);
+
+// The latency model (the alpha term), shared by the simulator, congestion
+// control and the NCCL tuning model. A path's latency is cable propagation
+// (the fabric's per-link latency: 5 ns/m of cable, docs/constants.md#fabric)
+// + switch_ns per leaf/spine/core switch crossed + nvswitch_ns per NVLink switch
+// + nic_ns per NIC port crossed (once per NIC: the source NIC on the way out,
+// the destination NIC on the way in). Switch, NVSwitch and NIC latencies are
+// assumptions (cut-through Ethernet switches are specified in the 0.5–1 µs
+// range); step_overhead_us is software cost per collective step.
+struct LatencyModel {
+  double switch_ns = 600;       // per leaf/spine/core switch crossed (assumption)
+  double nvswitch_ns = 250;     // per NVLink switch crossed (assumption)
+  double nic_ns = 500;          // per NIC port crossed (assumption)
+  double step_overhead_us = 0;  // software cost per step
+};
+
+// Latency of one flow's links through the fabric (µs, without the step overhead).
+[[nodiscard]] inline double flow_latency_us(const topology::Fabric& f,
+                                            std::span<const int32_t> links,
+                                            const LatencyModel& m) {
+  double ns = 0;
+  for (int32_t l : links) {
+    ns += f.latency_ns(LinkId{l});
+    switch (f.kind(f.dst(LinkId{l}))) {
+      case topology::NodeKind::kLeaf:
+      case topology::NodeKind::kSpine:
+      case topology::NodeKind::kCore:
+        ns += m.switch_ns;
+        break;
+      case topology::NodeKind::kNvSwitch:
+        ns += m.nvswitch_ns;
+        break;
+      case topology::NodeKind::kNicPort:  // the source NIC, or the destination's on arrival
+        ns += m.nic_ns;
+        break;
+      case topology::NodeKind::kGpu:  // NIC -> GPU: that NIC was counted on arrival
+        break;
+    }
+  }
+  return ns / 1000.0;
+}
+
+// One-way latency (µs) of a network path NIC to NIC through `switches` switches
+// over `cable_m` metres of cable: the closed form of flow_latency_us for a path
+// that leaves one NIC and enters another.
+[[nodiscard]] constexpr double network_path_latency_us(int32_t switches, double cable_m,
+                                                       const LatencyModel& m) {
+  return (cable_m * kCableNsPerMetre + switches * m.switch_ns + 2 * m.nic_ns) / 1000.0;
+}
 
 // The beta term of one step: the most loaded link's bytes / capacity, in µs.
 // `flows` provides size(), links(i) (a range of int32 link ids) and bytes(i).

@@ -40,11 +40,9 @@
 //             port steers it to; successive connections from one NIC port start
 //             on successive uplinks.
 //
-// Time. A step takes alpha + transfer time. alpha = the slowest flow's latency:
-// cable propagation (5 ns/m) + switch_ns per leaf/spine/core crossed +
-// nvswitch_ns per NVLink switch + nic_ns per NIC port crossed + step_overhead_us.
-// Switch, NVSwitch and NIC latencies are assumptions (cut-through Ethernet
-// switches are specified in the 0.5–1 µs range); change them in LatencyModel.
+// Time. A step takes alpha + transfer time. alpha = the slowest flow's latency
+// under collective::LatencyModel (cable, switches, NVSwitches, each NIC once) +
+// step_overhead_us.
 // Transfer time: the flow simulator (flow_sim.hpp), or for `analytic_us` the
 // contention model (collective/cost.hpp: the most loaded link). A phase of
 // `repeat` identical steps is simulated once.
@@ -98,12 +96,7 @@ inline constexpr std::string_view kRoutingNames[3] = {"ecmp", "planned", "spray"
   return invalid_field("routing", text, "use ecmp, planned or spray");
 }
 
-struct LatencyModel {
-  double switch_ns = 600;       // per leaf/spine/core switch crossed (assumption)
-  double nvswitch_ns = 250;     // per NVLink switch crossed (assumption)
-  double nic_ns = 500;          // per NIC port crossed (assumption)
-  double step_overhead_us = 0;  // software cost per step
-};
+using collective::LatencyModel;  // the one latency model (collective/cost.hpp)
 
 struct CollectiveSimOptions {
   collective::Algorithm algorithm = collective::Algorithm::kRing;
@@ -188,32 +181,6 @@ inline std::vector<Segment> merge_groups(std::span<const collective::Traffic> tr
     }
     out.push_back(std::move(seg));
   }
-}
-
-// Latency of one flow's links (µs, without the step overhead).
-inline double flow_latency_us(const topology::Fabric& f, std::span<const int32_t> links,
-                              const LatencyModel& m) {
-  double ns = 0;
-  for (int32_t l : links) {
-    ns += f.latency_ns(LinkId{l});
-    switch (f.kind(f.dst(LinkId{l}))) {
-      case topology::NodeKind::kLeaf:
-      case topology::NodeKind::kSpine:
-      case topology::NodeKind::kCore:
-        ns += m.switch_ns;
-        break;
-      case topology::NodeKind::kNvSwitch:
-        ns += m.nvswitch_ns;
-        break;
-      case topology::NodeKind::kNicPort:
-        ns += m.nic_ns;
-        break;
-      case topology::NodeKind::kGpu:
-        if (f.kind(f.src(LinkId{l})) == topology::NodeKind::kNicPort) ns += m.nic_ns;
-        break;
-    }
-  }
-  return ns / 1000.0;
 }
 
 // One network QP-flow waiting for its route.
@@ -430,7 +397,7 @@ struct PendingQp {
     // 4. Time it.
     double alpha = 0;
     for (size_t i = 0; i < step.size(); ++i)
-      alpha = std::max(alpha, detail::flow_latency_us(f, step.links(i), options.latency));
+      alpha = std::max(alpha, collective::flow_latency_us(f, step.links(i), options.latency));
     alpha += options.latency.step_overhead_us;
     RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
     const double beta_analytic = collective::contention_us(caps, step, scratch);

@@ -33,8 +33,9 @@
 // multiply-add per allowed entry. nBytes is NCCL's (the largest of send and
 // receive buffer: the full output of an all-gather).
 //
-//   beta = beta_algo / protocol_factor, beta_algo = max over the resources the
-//   algorithm's traffic crosses of (bytes per byte of nBytes) / capacity:
+//   beta = beta_algo / protocol_factor, beta_algo = the one contention model
+//   (collective::contention_us: max over the resources the algorithm's traffic
+//   crosses of (bytes per byte of nBytes) / capacity) on these resources:
 //   * each host's NIC egress and ingress (rails used x planes x nic_gbps),
 //   * each leaf's uplinks and downlinks (leaf_up_ports x nic_gbps per leaf,
 //     per plane) for flows between hosts under different leaves,
@@ -77,7 +78,7 @@
 //   floor(log2 domains) network hops). PAT: ring base + one network hop per step.
 //   railyard adds what NCCL's fixed network hop cannot know: every network hop
 //   that leaves its leaf pays 2 more switches and 2 leaf-spine cables, one that
-//   leaves its pod 2 more switches and 2 spine-core cables (sim::LatencyModel's
+//   leaves its pod 2 more switches and 2 spine-core cables (collective::LatencyModel's
 //   switch_ns and the descriptor's cable latencies).
 //   Not modeled (left as NCCL computed them): collnet_direct, collnet_chain
 //   (in-network reduction) and nvls (NVLink SHARP) — railyard has no model of
@@ -96,8 +97,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -105,12 +108,12 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/collective/cost.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
-#include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
@@ -166,7 +169,6 @@ inline constexpr double kLlNetFactor = 1.0 / 4.0;
 inline constexpr double kLlIntraFactor = 1.0 / 3.0;
 inline constexpr double kLlMaxBusGbpsNet = 160.0;
 inline constexpr double kLlMaxBusGbpsIntra = 700.0;
-inline constexpr double kBytesPerUsPerGbps = 125.0;
 
 // Where the communicator's ranks are (see the overview).
 struct TunerGeometry {
@@ -193,36 +195,55 @@ struct PatternCost {
   bool feasible = true;         // false: a flow needs a tier with no links
 };
 
-// Reusable per-resource loads of one traffic pattern.
+// The fabric as the tuning model sees it: aggregated resources — each node's NIC
+// egress and ingress, NVLink egress and ingress, each leaf's uplinks and
+// downlinks, each pod's spine-core links up and down (per plane and partition)
+// — with their capacities. A pattern of node flows is split over the rails and
+// planes the nodes use and costed by the one contention model
+// (collective::contention_us: the most loaded resource's bytes / capacity), and
+// its extra latency by the one latency model (collective::LatencyModel).
 class FabricLoads {
  public:
-  FabricLoads(const topology::ClusterDescriptor<>& d, const TunerGeometry& g) : d_(d), g_(g) {
+  FabricLoads(const topology::ClusterDescriptor<>& d, const TunerGeometry& g,
+              const collective::LatencyModel& latency = {})
+      : d_(d), g_(g) {
     const topology::ClosShape& s = d.shape();
-    pod_groups_ = static_cast<size_t>(s.planes) * s.partitions * s.pods;
-    leaves_ = static_cast<size_t>(s.total_leaves());
-    leaf_cap_ = s.leaf_up_ports * d.capacity_gbps(topology::LinkTier::kLeafSpine);
-    pod_cap_ = static_cast<double>(s.spines_per_pod) * s.spine_up_ports *
-               d.capacity_gbps(topology::LinkTier::kSpineCore);
-    const sim::LatencyModel lm;
-    const double leaf_spine_ns =
-        2 * d.latency_ns(topology::LinkTier::kLeafSpine) + 2 * lm.switch_ns;
+    const auto n = static_cast<size_t>(g.nodes);
+    const size_t pod_groups = static_cast<size_t>(s.planes) * s.partitions * s.pods;
+    const auto leaves = static_cast<size_t>(s.total_leaves());
+    // Resource ids: host out, host in, NVLink out, NVLink in (per node), leaf
+    // up, leaf down (per leaf), pod up, pod down (per plane x partition x pod).
+    host_out_ = 0;
+    host_in_ = host_out_ + n;
+    nvl_out_ = host_in_ + n;
+    nvl_in_ = nvl_out_ + n;
+    leaf_up_ = nvl_in_ + n;
+    leaf_down_ = leaf_up_ + leaves;
+    pod_up_ = leaf_down_ + leaves;
+    pod_down_ = pod_up_ + pod_groups;
+    capacity_gbps_.assign(pod_down_ + pod_groups, 0.0);
+    auto fill = [&](size_t first, size_t count, double gbps) {
+      std::fill_n(capacity_gbps_.begin() + static_cast<std::ptrdiff_t>(first), count, gbps);
+    };
+    fill(host_out_, 2 * n, g.host_net_gbps);
+    fill(nvl_out_, 2 * n, g.ranks_per_node * g.gpu_nvlink_gbps);
+    fill(leaf_up_, 2 * leaves, s.leaf_up_ports * d.capacity_gbps(topology::LinkTier::kLeafSpine));
+    fill(pod_up_, 2 * pod_groups,
+         static_cast<double>(s.spines_per_pod) * s.spine_up_ports *
+             d.capacity_gbps(topology::LinkTier::kSpineCore));
+    // Beyond one leaf a path crosses 2 more switches and 2 leaf-spine cables;
+    // beyond one pod 2 more switches and 2 spine-core cables.
+    const double leaf_spine_ns = 2 * d.latency_ns(topology::LinkTier::kLeafSpine) +
+                                 2 * latency.switch_ns;
     extra_leaf_us_ = leaf_spine_ns / 1000.0;
-    extra_pod_us_ =
-        (leaf_spine_ns + 2 * d.latency_ns(topology::LinkTier::kSpineCore) + 2 * lm.switch_ns) /
-        1000.0;
+    extra_pod_us_ = (leaf_spine_ns + 2 * d.latency_ns(topology::LinkTier::kSpineCore) +
+                     2 * latency.switch_ns) /
+                    1000.0;
   }
 
   // The bandwidth term and the extra latency of `flows` run at once.
   PatternCost cost(std::span<const NodeFlow> flows) {
-    const auto n = static_cast<size_t>(g_.nodes);
-    host_out_.assign(n, 0.0);
-    host_in_.assign(n, 0.0);
-    nvl_out_.assign(n, 0.0);
-    nvl_in_.assign(n, 0.0);
-    leaf_up_.assign(leaves_, 0.0);
-    leaf_down_.assign(leaves_, 0.0);
-    pod_up_.assign(pod_groups_, 0.0);
-    pod_down_.assign(pod_groups_, 0.0);
+    flows_.clear();
     const topology::ClosShape& s = d_.shape();
     const int32_t planes = d_.planes();
     const double per_port = 1.0 / (static_cast<double>(g_.rails.size()) * planes);
@@ -230,63 +251,74 @@ class FabricLoads {
     for (const NodeFlow& f : flows) {
       const auto a = static_cast<size_t>(f.src), b = static_cast<size_t>(f.dst);
       if (g_.domain[a] == g_.domain[b]) {
-        nvl_out_[a] += f.weight;
-        nvl_in_[b] += f.weight;
+        flows_.add(f.weight, {nvl_out_ + a, nvl_in_ + b});
         continue;
       }
-      host_out_[a] += f.weight;
-      host_in_[b] += f.weight;
       const HostId ha{g_.host[a]}, hb{g_.host[b]};
       double extra = 0;
       for (int32_t r : g_.rails)
         for (int32_t p = 0; p < planes; ++p) {
           const SwitchIndex la = d_.leaf_of(ha, RailId{r}, PlaneId{p});
           const SwitchIndex lb = d_.leaf_of(hb, RailId{r}, PlaneId{p});
-          if (la == lb) continue;
-          leaf_up_[static_cast<size_t>(la.value())] += f.weight * per_port;
-          leaf_down_[static_cast<size_t>(lb.value())] += f.weight * per_port;
+          const double bytes = f.weight * per_port;
+          if (la == lb) {
+            flows_.add(bytes, {host_out_ + a, host_in_ + b});
+            continue;
+          }
           extra = std::max(extra, extra_leaf_us_);
           const int32_t pa = d_.pod_of_leaf(la), pb = d_.pod_of_leaf(lb);
-          if (pa == pb) continue;
-          const size_t group = static_cast<size_t>(p * s.partitions + d_.partition_of_leaf(la));
-          pod_up_[group * static_cast<size_t>(s.pods) + static_cast<size_t>(pa)] +=
-              f.weight * per_port;
-          pod_down_[group * static_cast<size_t>(s.pods) + static_cast<size_t>(pb)] +=
-              f.weight * per_port;
+          const size_t leaf_a = leaf_up_ + static_cast<size_t>(la.value());
+          const size_t leaf_b = leaf_down_ + static_cast<size_t>(lb.value());
+          if (pa == pb) {
+            flows_.add(bytes, {host_out_ + a, host_in_ + b, leaf_a, leaf_b});
+            continue;
+          }
           extra = std::max(extra, extra_pod_us_);
+          const size_t group = static_cast<size_t>(p * s.partitions + d_.partition_of_leaf(la)) *
+                               static_cast<size_t>(s.pods);
+          flows_.add(bytes, {host_out_ + a, host_in_ + b, leaf_a, leaf_b,
+                             pod_up_ + group + static_cast<size_t>(pa),
+                             pod_down_ + group + static_cast<size_t>(pb)});
         }
       out.extra_latency_us = std::max(out.extra_latency_us, extra);
     }
-    double worst = 0;  // µs per byte
-    auto consider = [&](const std::vector<double>& load, double cap_gbps) {
-      for (double l : load) {
-        if (l <= 0) continue;
-        if (cap_gbps <= 0) {
-          out.feasible = false;
-          return;
-        }
-        worst = std::max(worst, l / (cap_gbps * kBytesPerUsPerGbps));
-      }
-    };
-    consider(host_out_, g_.host_net_gbps);
-    consider(host_in_, g_.host_net_gbps);
-    consider(nvl_out_, g_.ranks_per_node * g_.gpu_nvlink_gbps);
-    consider(nvl_in_, g_.ranks_per_node * g_.gpu_nvlink_gbps);
-    consider(leaf_up_, leaf_cap_);
-    consider(leaf_down_, leaf_cap_);
-    consider(pod_up_, pod_cap_);
-    consider(pod_down_, pod_cap_);
-    out.us_per_byte = worst;
+    const double worst = collective::contention_us(capacity_gbps_, flows_, scratch_);
+    out.feasible = std::isfinite(worst);
+    out.us_per_byte = out.feasible ? worst : 0;
     return out;
   }
 
  private:
+  // Flows over resources, in the shape collective::contention_us reads.
+  struct ResourceFlows {
+    std::vector<double> flow_bytes;
+    std::vector<int32_t> resources;
+    std::vector<size_t> first{0};
+    void clear() {
+      flow_bytes.clear();
+      resources.clear();
+      first.assign(1, 0);
+    }
+    void add(double b, std::initializer_list<size_t> rs) {
+      flow_bytes.push_back(b);
+      for (size_t r : rs) resources.push_back(static_cast<int32_t>(r));
+      first.push_back(resources.size());
+    }
+    [[nodiscard]] size_t size() const { return flow_bytes.size(); }
+    [[nodiscard]] std::span<const int32_t> links(size_t i) const {
+      return std::span<const int32_t>(resources).subspan(first[i], first[i + 1] - first[i]);
+    }
+    [[nodiscard]] double bytes(size_t i) const { return flow_bytes[i]; }
+  };
+
   const topology::ClusterDescriptor<>& d_;
   const TunerGeometry& g_;
-  size_t pod_groups_ = 0, leaves_ = 0;
-  double leaf_cap_ = 0, pod_cap_ = 0, extra_leaf_us_ = 0, extra_pod_us_ = 0;
-  std::vector<double> host_out_, host_in_, nvl_out_, nvl_in_, leaf_up_, leaf_down_, pod_up_,
-      pod_down_;
+  size_t host_out_ = 0, host_in_ = 0, nvl_out_ = 0, nvl_in_ = 0, leaf_up_ = 0, leaf_down_ = 0,
+         pod_up_ = 0, pod_down_ = 0;
+  std::vector<double> capacity_gbps_;
+  double extra_leaf_us_ = 0, extra_pod_us_ = 0;
+  ResourceFlows flows_;
+  std::vector<double> scratch_;
 };
 
 inline int32_t floor_log2(int64_t n) {
@@ -466,7 +498,7 @@ class TunerCore {
     const int32_t N = g.nodes;
     const int32_t D = g.domains;
     const bool net = D > 1;
-    const double nvl_us_per_byte = 1.0 / (g.gpu_nvlink_gbps * kBytesPerUsPerGbps);
+    const double nvl_us_per_byte = 1.0 / (g.gpu_nvlink_gbps * collective::kBytesPerUsPerGbps);
     const double ranks_per_domain = R / D;
     std::vector<NodeFlow> flows;
 
@@ -476,7 +508,7 @@ class TunerCore {
       if (p == nccl::kProtoLl128) return raw / kLl128Factor;
       const double ll = raw / (net ? kLlNetFactor : kLlIntraFactor);
       const double cap = net ? kLlMaxBusGbpsNet : kLlMaxBusGbpsIntra;
-      return std::max(ll, bus_weight / (cap * kBytesPerUsPerGbps));
+      return std::max(ll, bus_weight / (cap * collective::kBytesPerUsPerGbps));
     };
     auto set = [&](int c, int a, int p, double alpha, double beta) {
       at(c, a, p) = {static_cast<float>(alpha), static_cast<float>(beta)};
@@ -580,7 +612,7 @@ class TunerCore {
   double headline(int algo, double R) const {
     const CostCoefficients k = coef_[4 * kAlgoProto + static_cast<size_t>(algo * 3 + 2)];
     if (!k.modeled() || k.us_per_byte <= 0) return 0;
-    return 2 * (R - 1) / R / (k.us_per_byte * detail::kBytesPerUsPerGbps);
+    return 2 * (R - 1) / R / (k.us_per_byte * collective::kBytesPerUsPerGbps);
   }
 
   std::string describe(std::string_view line, const topology::ClusterDescriptor<>& d,
