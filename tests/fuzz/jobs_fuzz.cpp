@@ -125,9 +125,11 @@ bool same_plan(const ParallelPlan& a, const ParallelPlan& b) {
          a.bytes_given == b.bytes_given;
 }
 
-// Bytes per step the traffic model must account for, from the plan alone: a ring
-// of n sends n transfers of bytes(d) per group, an all-to-all n(n-1) of
-// bytes(d)/(n-1), a chain 2(n-1) of bytes(d); there are world/n groups.
+// Bytes per step the traffic model must account for, from the plan alone and
+// nccl-tests' bus-bandwidth factors (a group of n moves n x busbw-factor x S):
+// dp and tp all-reduce 2(n-1)·S per group, cp all-gather and ep all-to-all
+// (n-1)·S, pp point to point 2(n-1)·S (each stage to both neighbours); there
+// are world/n groups.
 double closed_form_bytes(const ParallelPlan& plan) {
   double total = 0;
   const auto world = static_cast<double>(plan.world());
@@ -135,11 +137,8 @@ double closed_form_bytes(const ParallelPlan& plan) {
     const auto dim = static_cast<Dim>(d);
     const double n = plan.size(dim);
     if (n == 1) continue;
-    const double per_group =
-        railyard::placement::pattern_of(dim) == railyard::placement::Pattern::kChain
-            ? 2 * (n - 1) * plan.bytes(dim)
-            : n * plan.bytes(dim);
-    total += world / n * per_group;
+    const double factor = dim == Dim::kCp || dim == Dim::kEp ? 1.0 : 2.0;
+    total += world / n * factor * (n - 1) * plan.bytes(dim);
   }
   return total;
 }

@@ -13,7 +13,7 @@
 //   double beta = railyard::collective::contention_us(capacities_gbps, flows, scratch);
 //
 //   auto cluster = railyard::topology::make_cluster("h100-1024");
-//   std::vector<std::vector<railyard::routing::GpuEndpoint>> groups = {...};  // rank order
+//   std::vector<std::vector<railyard::GpuEndpoint>> groups = {...};  // rank order
 //   auto lb = railyard::collective::bandwidth_lower_bound(
 //       *cluster, railyard::collective::Collective::kAllReduce, int64_t{1} << 30, groups);
 //   // lb->time_us, lb->reason (e.g. "domain 3 egress: <bytes> bytes over 3200 Gb/s")
@@ -65,7 +65,6 @@
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
-#include "railyard/routing/paths.hpp"
 #include "railyard/topology/cluster.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -214,7 +213,7 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
 // cluster, bytes < 0.
 [[nodiscard]] inline StatusOr<LowerBound> bandwidth_lower_bound(
     const topology::Cluster& cluster, Collective kind, int64_t bytes,
-    std::span<const std::vector<routing::GpuEndpoint>> groups,
+    std::span<const std::vector<GpuEndpoint>> groups,
     const topology::FailureOverlay* failures = nullptr) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
   const topology::Fabric& f = cluster.fabric;
@@ -224,7 +223,7 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
     if (groups[g].size() != groups[0].size())
       return invalid_field(str_cat("groups[", g, "]"), str_cat(groups[g].size(), " ranks"),
                            str_cat("all groups must have ", groups[0].size()));
-    for (const routing::GpuEndpoint& e : groups[g])
+    for (const GpuEndpoint& e : groups[g])
       if (e.host.value() < 0 || e.host.value() >= d.hosts() || e.gpu.value() < 0 ||
           e.gpu.value() >= d.gpus_per_host())
         return invalid_field("gpu", str_cat(e.host.value(), ":", e.gpu.value()),
@@ -242,8 +241,8 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
   std::vector<char> usable(static_cast<size_t>(f.node_count()), 1);
   {
     std::vector<char> rail_used(static_cast<size_t>(d.nics_per_host()), 0);
-    for (const std::vector<routing::GpuEndpoint>& group : groups)
-      for (const routing::GpuEndpoint& e : group)
+    for (const std::vector<GpuEndpoint>& group : groups)
+      for (const GpuEndpoint& e : group)
         rail_used[static_cast<size_t>(d.nic_of_gpu(e.gpu).value())] = 1;
     const int32_t ports_per_host = d.nics_per_host() * d.planes();
     for (int32_t n = 0; n < f.node_count(); ++n) {
@@ -280,12 +279,12 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
     if (level == UnitLevel::kGpu) {
       // Traffic between GPUs of one NVLink domain never takes PCIe (paths.hpp),
       // so a GPU whose group stays inside its domain has only its NVLink links.
-      for (const std::vector<routing::GpuEndpoint>& group : groups) {
+      for (const std::vector<GpuEndpoint>& group : groups) {
         const bool spans = std::any_of(group.begin(), group.end(), [&](const auto& e) {
           return d.domain_of(e.host) != d.domain_of(group.front().host);
         });
         if (spans) continue;
-        for (const routing::GpuEndpoint& e : group) {
+        for (const GpuEndpoint& e : group) {
           const NodeId gpu = f.gpu(e.host, e.gpu);
           for (LinkId l : f.out_links(gpu)) {
             // (skip PCIe links the rail filter already left out)
@@ -304,9 +303,9 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
     double crossings = 0;  // all-reduce: 2(k-1)·S summed over groups
     std::vector<int32_t> count(static_cast<size_t>(units), 0);
     std::vector<int32_t> touched;
-    for (const std::vector<routing::GpuEndpoint>& group : groups) {
+    for (const std::vector<GpuEndpoint>& group : groups) {
       touched.clear();
-      for (const routing::GpuEndpoint& e : group) {
+      for (const GpuEndpoint& e : group) {
         const int32_t u = unit[static_cast<size_t>(f.gpu(e.host, e.gpu).value())];
         if (count[static_cast<size_t>(u)]++ == 0) touched.push_back(u);
       }

@@ -174,6 +174,43 @@ inline std::vector<Phase> phases_of(const Schedule& s) {
 
 }  // namespace detail
 
+// What one member of a group sends to one peer over a whole collective.
+struct PeerVolume {
+  int32_t offset = 1;  // the peer is the member `offset` positions ahead (mod n)
+  double bytes = 0;
+};
+
+// The per-peer volumes of `kind` run by `algo` over a group of n ranks with
+// collective size `bytes` (nccl-tests' S): the closed form of
+// collective_traffic()'s phases summed per (sender, receiver) pair, one channel.
+//   ring all-reduce                    +1: 2(n-1)/n · S
+//   ring all-gather, reduce-scatter    +1: (n-1)/n · S
+//   pairwise all-to-all                +k: S/n for k = 1 .. n-1
+// Every member sends the same volumes (rank-symmetric), which is what lets the
+// rank-ordering search (placement/ordering.hpp) cost a plan without building
+// schedules. Other algorithms are not rank-symmetric: InvalidArgument naming the
+// algorithm. n < 2 gives no volumes.
+[[nodiscard]] inline StatusOr<std::vector<PeerVolume>> peer_volumes(Collective kind,
+                                                                     Algorithm algo, int32_t n,
+                                                                     double bytes) {
+  RAILYARD_RETURN_IF_ERROR(check_supported(kind, algo));
+  std::vector<PeerVolume> out;
+  if (n < 2) return out;
+  const double S = bytes;
+  const double m = n;
+  switch (algo) {
+    case Algorithm::kRing:
+      out.push_back({1, (kind == Collective::kAllReduce ? 2.0 : 1.0) * (m - 1) / m * S});
+      return out;
+    case Algorithm::kPairwise:
+      for (int32_t k = 1; k < n; ++k) out.push_back({k, S / m});
+      return out;
+    default:
+      return invalid_field("algorithm", algorithm_name(algo),
+                           "is not rank-symmetric: no per-peer closed form");
+  }
+}
+
 // The phases of a collective over ranks 0..ranks-1. Errors: those of
 // make_schedule (sizes, unsupported pairs, bad groupings), host_of_rank of the
 // wrong length, channels outside [0, 64], channels > 1 for a non-ring algorithm.

@@ -64,6 +64,15 @@ using NodeId = StrongId<NodeTag>;         // node of the explicit Fabric graph
 using LinkId = StrongId<LinkTag>;         // directed link of the Fabric graph
 using SwitchIndex = StrongId<SwitchTag>;  // switch index inside its tier
 
+// One GPU of the cluster: host and GPU index inside it (a rank's device, a flow's
+// end point).
+struct GpuEndpoint {
+  HostId host;
+  GpuIndex gpu;
+  friend constexpr bool operator==(const GpuEndpoint&, const GpuEndpoint&) = default;
+  friend constexpr auto operator<=>(const GpuEndpoint&, const GpuEndpoint&) = default;
+};
+
 // One port of a back-end NIC: the unit that paths connect. `plane` is the port
 // index of a multi-plane NIC (0 for single-plane NICs).
 struct NicPort {

@@ -26,8 +26,11 @@
 //   (world * orders <= 2^21) and, above that, heaviest-first plus the user's.
 //
 // Traffic model (per step; "bytes" are what ranks send): a group of dimension d
-// has the ranks that differ only in d. Ring dimensions (tp, cp, dp): member k sends
-// bytes(d) to member k+1 (mod n). EP: each member sends bytes(ep)/(n-1) to every
+// has the ranks that differ only in d and runs the step collective of d
+// (plan.hpp: step_collective) over S = bytes(d); what each member sends to each
+// peer is that collective's per-peer volume (collective::peer_volumes, the
+// closed form of the simulator's phases): ring all-reduce 2(n-1)/n·S to the
+// next member, ring all-gather (n-1)/n·S, pairwise all-to-all S/n to every
 // other. PP: stage k sends bytes(pp) to stages k-1 and k+1. A transfer's tier is
 // where its two GPUs meet: NVLink inside a host or NVLink domain; leaf inside an
 // SU (rail designs: NCCL's PXN forwards over NVLink to the GPU on the
@@ -43,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "railyard/collective/traffic.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -53,11 +57,8 @@
 
 namespace railyard::placement {
 
-struct Device {
-  HostId host;
-  GpuIndex gpu;
-  friend constexpr bool operator==(const Device&, const Device&) = default;
-};
+// A rank's device: host and GPU index (core/ids.hpp).
+using Device = GpuEndpoint;
 
 // A job's hosts in launch order with the plan whose order string numbers ranks.
 struct JobPlacement {
@@ -130,6 +131,15 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
       report.pxn_bytes += bytes;
   };
   const Layout ranks = plan.rank_layout();
+  // Per-peer volumes of each dimension's step collective; the step collectives
+  // are ring and pairwise, which always have them.
+  std::array<std::vector<collective::PeerVolume>, kDimCount> volumes;
+  for (int di = 0; di < kDimCount; ++di)
+    if (const auto step = step_collective(static_cast<Dim>(di)))
+      volumes[static_cast<size_t>(di)] =
+          collective::peer_volumes(step->kind, step->algorithm, plan.size(static_cast<Dim>(di)),
+                                   plan.bytes(static_cast<Dim>(di)))
+              .value();
   std::vector<int32_t> sus;
   for (int di = 0; di < kDimCount; ++di) {
     const auto dim = static_cast<Dim>(di);
@@ -143,21 +153,16 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
     for (int64_t g = 0; g < firsts.size(); ++g) {
       const int64_t first = firsts(g);
       auto member = [&](int64_t k) { return first + members(k); };
-      switch (pattern_of(dim)) {
-        case Pattern::kRing:
-          for (int64_t k = 0; k < n; ++k) send(member(k), member((k + 1) % n), bytes);
-          break;
-        case Pattern::kAllToAll:
-          for (int64_t k = 0; k < n; ++k)
-            for (int64_t j = 0; j < n; ++j)
-              if (j != k) send(member(k), member(j), bytes / static_cast<double>(n - 1));
-          break;
-        case Pattern::kChain:
-          for (int64_t k = 0; k + 1 < n; ++k) {
-            send(member(k), member(k + 1), bytes);
-            send(member(k + 1), member(k), bytes);
-          }
-          break;
+      if (const std::optional<StepCollective> step = step_collective(dim)) {
+        // The dimension's collective, per peer (collective::peer_volumes).
+        for (int64_t k = 0; k < n; ++k)
+          for (const collective::PeerVolume& v : volumes[static_cast<size_t>(di)])
+            send(member(k), member((k + v.offset) % n), v.bytes);
+      } else {  // pp: point to point with the neighbouring stages
+        for (int64_t k = 0; k + 1 < n; ++k) {
+          send(member(k), member(k + 1), bytes);
+          send(member(k + 1), member(k), bytes);
+        }
       }
       if (dim == Dim::kDp) {
         int32_t crossings = 0;

@@ -9,9 +9,17 @@
 //
 // Grammar: comma-separated `dim=N` for tp, cp, ep, dp, pp (absent = 1),
 // `order=a-b-c-d-e` (a permutation of the five names, first = fastest-varying,
-// Megatron's convention), and `<dim>_bytes=SIZE` (bytes one rank sends for that
-// dimension per step, e.g. tp_bytes=4GiB, at most 2^53; dimensions without one
-// keep the defaults below). Errors name the key and the value.
+// Megatron's convention), and `<dim>_bytes=SIZE` (what the dimension moves per
+// step, e.g. tp_bytes=4GiB, at most 2^53; dimensions without one keep the
+// defaults below). Errors name the key and the value.
+//
+// A training step (step_collectives): the groups of tp, cp, ep and dp each run
+// one collective whose size S (nccl-tests' convention) is that dimension's bytes:
+// dp all-reduce (ring: gradients), ep all-to-all (pairwise: token dispatch), cp
+// all-gather (ring: ring attention's exchange), tp all-reduce (ring:
+// activations); pp is point to point: each stage sends pp_bytes to each
+// neighbouring stage. The traffic model (ordering.hpp) and the simulator both
+// take the step from here.
 //
 // Rank numbering (Megatron): with order d0-d1-..., rank = c(d0) + n(d0)*(c(d1) +
 // n(d1)*(...)) where c is a rank's coordinate and n the dimension's size.
@@ -19,9 +27,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "railyard/collective/schedule.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
@@ -36,23 +47,6 @@ inline constexpr int kDimCount = 5;
 inline constexpr std::array<std::string_view, kDimCount> kDimNames = {"tp", "cp", "ep", "dp", "pp"};
 [[nodiscard]] constexpr std::string_view to_string(Dim d) {
   return kDimNames[static_cast<size_t>(d)];
-}
-
-// How a dimension's group exchanges its bytes (for the traffic model).
-enum class Pattern : uint8_t {
-  kRing,      // tp, cp, dp: ring collectives; each member sends to its successor
-  kAllToAll,  // ep: each member sends an equal share to every other member
-  kChain,     // pp: stage k sends to stages k-1 and k+1
-};
-[[nodiscard]] constexpr Pattern pattern_of(Dim d) {
-  switch (d) {
-    case Dim::kEp:
-      return Pattern::kAllToAll;
-    case Dim::kPp:
-      return Pattern::kChain;
-    default:
-      return Pattern::kRing;
-  }
 }
 
 // Default bytes per rank per step when a plan gives none: the order of
@@ -195,6 +189,42 @@ struct ParallelPlan {
                          str_cat("world of ", overflow ? "more than 2^63" : str_cat(world),
                                  " ranks is too large (at most 2^24)"));
   return plan;
+}
+
+// One collective of a training step: what a parallel dimension's groups run.
+struct StepCollective {
+  Dim dim = Dim::kDp;
+  collective::Collective kind = collective::Collective::kAllReduce;
+  collective::Algorithm algorithm = collective::Algorithm::kRing;
+};
+
+// The collective a dimension's groups run each step (see the overview); pp runs
+// none (point to point between neighbouring stages).
+[[nodiscard]] constexpr std::optional<StepCollective> step_collective(Dim d) {
+  using collective::Algorithm;
+  using collective::Collective;
+  switch (d) {
+    case Dim::kDp:
+      return StepCollective{d, Collective::kAllReduce, Algorithm::kRing};
+    case Dim::kEp:
+      return StepCollective{d, Collective::kAllToAll, Algorithm::kPairwise};
+    case Dim::kCp:
+      return StepCollective{d, Collective::kAllGather, Algorithm::kRing};
+    case Dim::kTp:
+      return StepCollective{d, Collective::kAllReduce, Algorithm::kRing};
+    case Dim::kPp:
+      break;
+  }
+  return std::nullopt;
+}
+
+// The collectives one training step of `plan` runs, network-heavy first (dp, ep,
+// cp, tp), for every dimension of size > 1.
+[[nodiscard]] inline std::vector<StepCollective> step_collectives(const ParallelPlan& plan) {
+  std::vector<StepCollective> out;
+  for (Dim d : {Dim::kDp, Dim::kEp, Dim::kCp, Dim::kTp})
+    if (plan.size(d) > 1) out.push_back(*step_collective(d));
+  return out;
 }
 
 }  // namespace railyard::placement

@@ -31,11 +31,7 @@
 
 namespace railyard::routing {
 
-struct GpuEndpoint {
-  HostId host;
-  GpuIndex gpu;
-  friend constexpr bool operator==(const GpuEndpoint&, const GpuEndpoint&) = default;
-};
+using railyard::GpuEndpoint;  // core/ids.hpp
 
 struct GpuPath {
   std::vector<LinkId> links;    // source GPU first

@@ -487,32 +487,8 @@ struct PendingQp {
   return out;
 }
 
-// One collective of a training step: what a parallel dimension's groups run.
-struct StepCollective {
-  placement::Dim dim = placement::Dim::kDp;
-  collective::Collective kind = collective::Collective::kAllReduce;
-  collective::Algorithm algorithm = collective::Algorithm::kRing;
-};
-
-// The collectives one training step of `plan` runs, network-heavy first, for
-// every dimension of size > 1: dp all-reduce (ring: gradients), ep all-to-all
-// (pairwise: token dispatch), cp all-gather (ring: ring attention's exchange), tp
-// all-reduce (ring: activations). pp is point to point between neighbouring
-// stages, not a collective, and is not listed.
-[[nodiscard]] inline std::vector<StepCollective> step_collectives(
-    const placement::ParallelPlan& plan) {
-  using collective::Algorithm;
-  using collective::Collective;
-  using placement::Dim;
-  static constexpr StepCollective kStep[] = {
-      {Dim::kDp, Collective::kAllReduce, Algorithm::kRing},
-      {Dim::kEp, Collective::kAllToAll, Algorithm::kPairwise},
-      {Dim::kCp, Collective::kAllGather, Algorithm::kRing},
-      {Dim::kTp, Collective::kAllReduce, Algorithm::kRing}};
-  std::vector<StepCollective> out;
-  for (const StepCollective& c : kStep)
-    if (plan.size(c.dim) > 1) out.push_back(c);
-  return out;
-}
+// The collectives of a training step (placement/plan.hpp).
+using placement::step_collectives;
+using placement::StepCollective;
 
 }  // namespace railyard::sim
