@@ -198,3 +198,38 @@ TEST_CASE("traffic: bad input names the field") {
   auto g = collective_traffic(Collective::kAllReduce, Algorithm::kRing, 4, -1);
   REQUIRE_FALSE(g.ok());
 }
+
+TEST_CASE("traffic: peer_volumes is the per-pair sum of the phases (ring, pairwise)") {
+  using railyard::collective::peer_volumes;
+  using railyard::collective::PeerVolume;
+  const int64_t S = int64_t{3} << 20;
+  const std::tuple<Collective, Algorithm> pairs[] = {
+      {Collective::kAllReduce, Algorithm::kRing},
+      {Collective::kAllGather, Algorithm::kRing},
+      {Collective::kReduceScatter, Algorithm::kRing},
+      {Collective::kAllToAll, Algorithm::kPairwise}};
+  for (const auto& [kind, algo] : pairs)
+    for (int32_t n = 2; n <= 12; ++n) {
+      CAPTURE(n);
+      TrafficOptions o;
+      o.channels = 1;
+      auto t = collective_traffic(kind, algo, n, S, o);
+      REQUIRE(t.ok());
+      std::map<std::pair<int32_t, int32_t>, double> sent;  // (src, dst) -> bytes
+      for (const auto& phase : t->phases)
+        for (const auto& x : phase.transfers)
+          sent[{x.src, x.dst}] += x.bytes * static_cast<double>(phase.repeat);
+      auto v = peer_volumes(kind, algo, n, static_cast<double>(S));
+      REQUIRE(v.ok());
+      // Every member sends each peer exactly the closed-form volume.
+      std::map<std::pair<int32_t, int32_t>, double> want;
+      for (int32_t r = 0; r < n; ++r)
+        for (const PeerVolume& pv : *v) want[{r, (r + pv.offset) % n}] += pv.bytes;
+      REQUIRE(sent.size() == want.size());
+      for (const auto& [pair, bytes] : want)
+        CHECK(sent[pair] == doctest::Approx(bytes).epsilon(1e-12));
+    }
+  CHECK_FALSE(peer_volumes(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, 8, 1.0).ok());
+  CHECK_FALSE(peer_volumes(Collective::kAllToAll, Algorithm::kRing, 8, 1.0).ok());
+  CHECK(peer_volumes(Collective::kAllReduce, Algorithm::kRing, 1, 1.0)->empty());
+}
