@@ -10,19 +10,13 @@
 
 namespace {
 
-using railyard::placement::coalesce;
 using railyard::placement::complement;
-using railyard::placement::composition;
-using railyard::placement::concatenation;
 using railyard::placement::group_layout;
 using railyard::placement::group_offsets;
 using railyard::placement::inverse;
-using railyard::placement::is_bijective;
 using railyard::placement::Layout;
-using railyard::placement::logical_divide;
 using railyard::placement::make_layout;
 using railyard::placement::rank_layout;
-using railyard::placement::right_inverse;
 using railyard::placement::try_make_layout;
 
 using Ints = std::vector<int64_t>;
@@ -35,10 +29,7 @@ static_assert(kRanks == make_layout({8, 1, 1, 4, 2}));
 static_assert(kRanks({3, 0, 0, 2, 1}) == 51);
 static_assert(group_layout(kRanks, 3) == make_layout({4}, {8}));
 static_assert(group_offsets(kRanks, 3).value() == make_layout({8, 2}, {1, 32}));
-static_assert(coalesce(make_layout({2, 1, 3}, {1, 7, 2})) == make_layout({6}, {1}));
 static_assert(complement(make_layout({4}, {2}), 16).value() == make_layout({2, 2}, {1, 8}));
-static_assert(composition(make_layout({4, 4}), make_layout({2, 2}, {1, 4})).value() ==
-              make_layout({2, 2}, {1, 4}));
 static_assert(inverse(make_layout({2, 3}, {3, 1})).value() == make_layout({3, 2}, {2, 1}));
 static_assert(!try_make_layout({2, 0}).ok());
 static_assert(Layout{}.size() == 1 && Layout{}(0) == 0);
@@ -179,25 +170,6 @@ void factorizations(int64_t n, int max_len, Ints& cur, std::vector<Ints>& out) {
   }
 }
 
-// True when some layout with fewer than `rank_bound` modes computes `f` on
-// [0, size): for each ordered factorization of the size the strides are forced
-// (stride k = f(product of the earlier shapes)), so trying them all is exhaustive.
-bool representable_with_fewer_modes(const Ints& f, int rank_bound) {
-  std::vector<Ints> facts;
-  Ints cur;
-  factorizations(static_cast<int64_t>(f.size()), rank_bound - 1, cur, facts);
-  for (const Ints& shape : facts) {
-    Ints stride;
-    int64_t p = 1;
-    for (int64_t s : shape) {
-      stride.push_back(f[static_cast<size_t>(p)]);
-      p *= s;
-    }
-    if (offsets(must(shape, stride)) == f) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 TEST_CASE("layout: notation, size, cosize, coordinates and equality") {
@@ -257,56 +229,6 @@ TEST_CASE("layout: invalid construction is an error value") {
   CHECK(try_make_layout({2, 3}).status_or().value() == make_layout({2, 3}, {1, 2}));
 }
 
-TEST_CASE("layout: coalesce keeps the function with the fewest modes") {
-  const auto& pool = unary_pool();
-  int64_t checked = 0;
-  int64_t minimality_checked = 0;
-  for (const Layout& l : pool) {
-    const Layout c = coalesce(l);
-    const Ints f = offsets(l);
-    REQUIRE_MESSAGE(offsets(c) == f, l.to_string(), " -> ", c.to_string());
-    CHECK(c.size() == l.size());
-    CHECK(c.cosize() == l.cosize());
-    CHECK(coalesce(c) == c);
-    for (int k = 0; k < c.rank(); ++k) {
-      CHECK(c.shape(k) > 1);
-      if (k + 1 < c.rank()) CHECK(c.stride(k + 1) != c.shape(k) * c.stride(k));
-    }
-    if (l.size() > 1 && c.rank() > 1) {
-      // No layout with fewer modes has the same function.
-      CHECK_FALSE_MESSAGE(representable_with_fewer_modes(f, c.rank()), l.to_string());
-      ++minimality_checked;
-    }
-    ++checked;
-  }
-  MESSAGE("coalesce: ", checked, " layouts, ", minimality_checked, " checked minimal");
-  CHECK(checked > 80000);
-  CHECK(coalesce(make_layout({1, 1})) == Layout{});
-  CHECK(coalesce(make_layout({2, 3}, {0, 0})) == make_layout({6}, {0}));
-}
-
-TEST_CASE("layout: concatenation puts the modes side by side") {
-  const auto pool = general_family(2, 3, {0, 1, 2, 5});
-  int64_t checked = 0;
-  for (const Layout& a : pool) {
-    for (const Layout& b : pool) {
-      const auto ab = concatenation(a, b);
-      REQUIRE(ab.ok());
-      REQUIRE(ab->rank() == a.rank() + b.rank());
-      for (int64_t j = 0; j < b.size(); ++j) {
-        for (int64_t i = 0; i < a.size(); ++i) {
-          CHECK((*ab)(i + a.size() * j) == a(i) + b(j));
-        }
-      }
-      ++checked;
-    }
-  }
-  MESSAGE("concatenation: ", checked, " pairs");
-  CHECK(make_layout(make_layout({2}), make_layout({3}, {2})) == make_layout({2, 3}));
-  const Layout six = make_layout({1, 1, 1, 1, 1, 1});
-  CHECK(!concatenation(six, make_layout({2, 2, 2})).ok());
-}
-
 TEST_CASE("layout: complement tiles 0..M-1 exactly once") {
   const auto& pool = unary_pool();
   int64_t ok = 0;
@@ -341,7 +263,9 @@ TEST_CASE("layout: complement tiles 0..M-1 exactly once") {
         if (k > 0) CHECK(c->stride(k) > c->stride(k - 1));
       }
       CHECK(std::is_sorted(fc.begin(), fc.end()));
-      CHECK(coalesce(c.value()) == c.value());
+      // No two neighbouring modes could merge into one.
+      for (int k = 1; k < c->rank(); ++k)
+        CHECK(c->stride(k) != c->shape(k - 1) * c->stride(k - 1));
     }
   }
   MESSAGE("complement: ", ok, " admissible (A, M), ", rejected, " rejected (",
@@ -383,102 +307,7 @@ TEST_CASE("layout: a rejected complement has no tiling at all (small M, brute fo
   CHECK(cases > 100);
 }
 
-TEST_CASE("layout: composition computes A(B(i))") {
-  // A: every compact stride order of rank <= 3 plus general rank <= 2;
-  // B: general rank <= 2 plus compact rank <= 3 (and a few of rank 3 with gaps).
-  std::vector<Layout> as = compact_family(3, 4);
-  for (const Layout& l : general_family(2, 4, kStrides)) as.push_back(l);
-  std::vector<Layout> bs = general_family(2, 4, kStrides);
-  for (const Layout& l : compact_family(3, 4)) bs.push_back(l);
-  for (const Layout& l : general_family(3, 3, {0, 2, 6})) bs.push_back(l);
-  int64_t ok = 0;
-  int64_t rejected = 0;
-  int64_t in_domain = 0;
-  int64_t single_mode_representable_rejected = 0;
-  int64_t single_mode_in_domain = 0;
-  for (const Layout& a : as) {
-    const Ints fa = offsets(a);
-    for (const Layout& b : bs) {
-      const auto r = composition(a, b);
-      const bool fits = b.cosize() <= a.size();
-      if (fits) ++in_domain;
-      if (!r.ok()) {
-        ++rejected;
-        CHECK(r.value() == Layout{});
-        if (fits && b.rank() == 1) {
-          // How often a rank-1 B is rejected although A o B is some layout.
-          ++single_mode_in_domain;
-          Ints f;
-          for (int64_t i = 0; i < b.size(); ++i) f.push_back(fa[static_cast<size_t>(b(i))]);
-          if (b.size() > 1 && (representable_with_fewer_modes(f, 9))) {
-            ++single_mode_representable_rejected;
-          }
-        }
-        continue;
-      }
-      ++ok;
-      REQUIRE_MESSAGE(fits, a.to_string(), " o ", b.to_string());
-      REQUIRE(r->size() == b.size());
-      for (int64_t i = 0; i < b.size(); ++i) {
-        REQUIRE_MESSAGE(r.value()(i) == fa[static_cast<size_t>(b(i))], a.to_string(), " o ",
-                        b.to_string(), " = ", r->to_string(), " at ", i);
-      }
-    }
-  }
-  MESSAGE("composition: ", as.size(), " A x ", bs.size(), " B: ", ok, " admissible, ", rejected,
-          " rejected (", in_domain,
-          " pairs had cosize(B) <= size(A)); rank-1 B rejected "
-          "though a layout exists: ",
-          single_mode_representable_rejected, " of ", single_mode_in_domain);
-  CHECK(ok > 100000);
-}
-
-TEST_CASE("layout: composition keeps B's modes and rejects with a reason") {
-  // A B mode spanning two A modes splits along them.
-  const auto r = composition(make_layout({2, 3}, {1, 10}), make_layout({6}, {1}));
-  REQUIRE(r.ok());
-  CHECK(r->to_string() == "(2,3):(1,10)");
-  // Shape divisibility: 0, 1, 10 is not a layout.
-  const auto shape_fail = composition(make_layout({2, 3}, {1, 10}), make_layout({3}, {1}));
-  REQUIRE_FALSE(shape_fail.ok());
-  CHECK(std::string(shape_fail.problem()).find("shape divisibility") != std::string::npos);
-  CHECK(shape_fail.mode() == 0);
-  // Stride divisibility: stride 2 in a (3, ...) mixed radix.
-  const auto stride_fail = composition(make_layout({3, 4}, {1, 10}), make_layout({1, 3}, {1, 2}));
-  REQUIRE_FALSE(stride_fail.ok());
-  CHECK(std::string(stride_fail.problem()).find("stride divisibility") != std::string::npos);
-  CHECK(stride_fail.mode() == 1);
-  CHECK(std::string(stride_fail.status().message()).find("(mode 1)") != std::string::npos);
-  // Off-boundary modes only as the lowest: B(3) = 3 but A(1) + A(2) != A(3).
-  const auto not_lowest = composition(make_layout({3, 4}, {1, 10}), make_layout({2, 2}, {1, 2}));
-  REQUIRE_FALSE(not_lowest.ok());
-  CHECK(std::string(not_lowest.problem()).find("lowest") != std::string::npos);
-  // Out of A's domain.
-  CHECK_FALSE(composition(make_layout({4}), make_layout({2}, {4})).ok());
-  // Overlapping modes of B whose sum carries across A's modes.
-  const auto overlap = composition(make_layout({2, 2}, {1, 10}), make_layout({2, 2}, {1, 1}));
-  REQUIRE_FALSE(overlap.ok());
-  CHECK(std::string(overlap.problem()).find("overlap") != std::string::npos);
-  // Composition with a compact A is B itself (A is the identity on its domain).
-  CHECK(composition(make_layout({4, 6}), make_layout({3, 2}, {8, 1})).value() ==
-        make_layout({3, 2}, {8, 1}));
-  // More than 8 result modes is an error value.
-  const Layout wide = make_layout({2, 2, 2, 2, 2, 2, 2, 2}, {1, 3, 9, 27, 81, 243, 729, 2187});
-  CHECK(composition(wide, make_layout({256}, {1})).ok());
-  CHECK(composition(wide, make_layout({128, 2}, {2, 1})).ok());
-  const auto nine = composition(wide, make_layout({256, 1}, {1, 0}));
-  REQUIRE_FALSE(nine.ok());
-  CHECK(std::string(nine.problem()).find("more than 8") != std::string::npos);
-  // The lowest mode of B may start off A's digit boundaries; higher ones may not.
-  CHECK(composition(make_layout({3, 4}, {1, 10}), make_layout({2}, {2})).value() ==
-        make_layout({2}, {2}));
-  CHECK(composition(make_layout({3, 4}, {1, 10}), make_layout({2, 2}, {2, 3})).value() ==
-        make_layout({2, 2}, {2, 10}));
-  CHECK(composition(make_layout({3, 4}, {1, 10}), make_layout({2}, {5})).value() ==
-        make_layout({2}, {12}));
-}
-
-TEST_CASE("layout: inverse and right_inverse") {
+TEST_CASE("layout: inverse") {
   const auto& pool = unary_pool();
   int64_t bijections = 0;
   int64_t others = 0;
@@ -487,12 +316,6 @@ TEST_CASE("layout: inverse and right_inverse") {
     const bool bij = bijective_onto(f, l.size());
     const auto inv = inverse(l);
     REQUIRE_MESSAGE(inv.ok() == bij, l.to_string());
-    CHECK(is_bijective(l) == bij);
-    const Layout r = right_inverse(l);
-    for (int64_t o = 0; o < r.size(); ++o) {
-      REQUIRE_MESSAGE(l(r(o)) == o, l.to_string(), " R=", r.to_string());
-    }
-    CHECK(r.cosize() <= l.size());
     if (bij) {
       ++bijections;
       CHECK(inv->size() == l.size());
@@ -501,69 +324,13 @@ TEST_CASE("layout: inverse and right_inverse") {
         CHECK(inv.value()(l(i)) == i);
         CHECK(l(inv.value()(i)) == i);
       }
-      CHECK(r == inv.value());
-      CHECK(coalesce(inverse(inv.value()).value()) == coalesce(l));
+      CHECK(offsets(inverse(inv.value()).value()) == offsets(l));
     } else {
       ++others;
     }
   }
   MESSAGE("inverse: ", bijections, " bijections, ", others, " others rejected");
   CHECK(bijections > 6000);
-  CHECK(right_inverse(make_layout({4, 2}, {1, 8})) == make_layout({4}, {1}));
-  CHECK(right_inverse(make_layout({2, 4}, {0, 1})) == make_layout({4}, {2}));
-  CHECK(right_inverse(make_layout({3}, {2})) == Layout{});
-}
-
-TEST_CASE("layout: logical_divide splits A into tiles of B") {
-  // A: every compact stride order (bijections) of rank <= 3; B: every layout of
-  // rank <= 2 (plus compact rank 3) whose complement in size(A) exists.
-  const std::vector<Layout> as = compact_family(3, 4);
-  std::vector<Layout> bs = general_family(2, 4, {1, 2, 3, 4, 6, 8, 12, 16});
-  for (const Layout& l : compact_family(3, 3)) bs.push_back(l);
-  int64_t ok = 0;
-  int64_t tileable = 0;
-  int64_t identity_cases = 0;
-  for (const Layout& a : as) {
-    const Ints fa = offsets(a);
-    const bool a_is_identity = coalesce(a) == make_layout({a.size()});
-    for (const Layout& b : bs) {
-      const auto c = complement(b, a.size());
-      const auto d = logical_divide(a, b);
-      if (!c.ok()) {
-        CHECK_FALSE(d.ok());
-        continue;
-      }
-      ++tileable;
-      if (a_is_identity) {
-        ++identity_cases;
-        REQUIRE_MESSAGE(d.ok(), a.to_string(), " / ", b.to_string());  // always admissible
-      }
-      if (!d.ok()) continue;
-      ++ok;
-      const Layout& inner = d->inner;
-      const Layout& outer = d->outer;
-      REQUIRE(inner.size() == b.size());
-      REQUIRE(outer.size() == c->size());
-      Ints all;
-      for (int64_t j = 0; j < outer.size(); ++j) {
-        for (int64_t i = 0; i < inner.size(); ++i) {
-          const int64_t v = inner(i) + outer(j);
-          REQUIRE(v == fa[static_cast<size_t>(b(i) + c.value()(j))]);
-          all.push_back(v);
-        }
-      }
-      REQUIRE_MESSAGE(bijective_onto(all, a.size()), a.to_string(), " / ", b.to_string());
-      CHECK(inner == composition(a, b).value());
-    }
-  }
-  MESSAGE("logical_divide: ", ok, " of ", tileable, " tileable (A, B) admissible; ", identity_cases,
-          " with compact colexicographic A, all admissible");
-  CHECK(ok > 20000);
-  // The worked example: 24 ranks in groups of (2,2):(1,6).
-  const auto d = logical_divide(make_layout({24}), make_layout({2, 2}, {1, 6}));
-  REQUIRE(d.ok());
-  CHECK(d->inner.to_string() == "(2,2):(1,6)");
-  CHECK(d->outer.to_string() == "(3,2):(2,12)");
 }
 
 TEST_CASE("layout: rank ordering groups partition the world for every dim") {
@@ -571,8 +338,7 @@ TEST_CASE("layout: rank ordering groups partition the world for every dim") {
   // orders; (b) every size in {1,2,3,4}^5 under 10 orders (the 5 rotations of
   // tp-cp-ep-dp-pp and of its reverse). For every dim and for the pair
   // {tp, pp}, the groups (offset + member) hit every rank of [0, world) once,
-  // group_layout is the dim's mode, offsets increase, and logical_divide of the
-  // identity by the group gives the same split.
+  // group_layout is the dim's mode, and offsets increase.
   std::vector<std::vector<int>> all_orders;
   {
     std::vector<int> p{0, 1, 2, 3, 4};
@@ -652,10 +418,6 @@ TEST_CASE("layout: rank ordering groups partition the world for every dim") {
       CHECK(mismatches == 0);
       std::sort(key_of_group.begin(), key_of_group.end());
       CHECK(std::adjacent_find(key_of_group.begin(), key_of_group.end()) == key_of_group.end());
-      const auto d = logical_divide(make_layout({world}), g);
-      REQUIRE(d.ok());
-      CHECK(offsets(d->inner) == offsets(g));
-      CHECK(offsets(d->outer) == fo);
       ++groups_checked;
     }
     ++plans;

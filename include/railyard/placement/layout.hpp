@@ -1,6 +1,6 @@
 // railyard/placement/layout.hpp — a layout algebra for rank orderings:
-// (shape):(stride) maps from coordinates to integer offsets, with coalesce,
-// composition, complement, concatenation, inverse and logical_divide.
+// (shape):(stride) maps from coordinates to integer offsets, with the two
+// operations rank groups need: complement and inverse.
 //
 // A Layout with shape (s0, s1, ...) and stride (d0, d1, ...) maps a coordinate
 // (c0, c1, ...) with 0 <= ck < sk to the offset c0*d0 + c1*d1 + ...  A flat index
@@ -25,13 +25,11 @@
 // The algebra (every result is a plain constexpr value; an input an operation
 // cannot handle gives an error value, never undefined behaviour):
 //
-//   coalesce(L)            same function, fewest modes
-//   composition(A, B)      (A o B)(i) = A(B(i))
 //   complement(A, M)       C such that (A, C) is a bijection onto [0, M)
-//   concatenation(A, B)    the modes of A followed by the modes of B
 //   inverse(L)             L^-1 for a bijection onto [0, size(L))
-//   right_inverse(L)       R with L(R(o)) = o for o < size(R)
-//   logical_divide(A, B)   A o (B, complement(B, size(A))): within one tile, across tiles
+//
+// (CuTe defines more — coalesce, composition, concatenation, logical_divide —
+// which rank orderings do not need; railyard keeps only what it uses.)
 //
 // Values are limited so that no arithmetic overflows: at most kMaxModes (8) modes,
 // shapes >= 1, strides >= 0 (no negative strides), and size and cosize at most
@@ -152,7 +150,7 @@ class Layout {
     return out;
   }
   // Structural equality: same rank, shapes and strides. (Layouts that are equal
-  // as functions may differ structurally; compare coalesce() of both for that.)
+  // as functions may differ structurally.)
   friend constexpr bool operator==(const Layout& a, const Layout& b) {
     if (a.rank_ != b.rank_) return false;
     for (int k = 0; k < a.rank_; ++k) {
@@ -365,48 +363,6 @@ struct StrideKey {
 // The algebra.
 // ---------------------------------------------------------------------------
 
-// The same function with the fewest modes.
-// Post: size and cosize unchanged; coalesce(L)(i) == L(i) for every i < size(L);
-// no mode has shape 1 (a size-1 layout becomes `():()`); no two neighbouring
-// modes k, k+1 satisfy stride(k+1) == shape(k) * stride(k) (they would merge); no
-// layout with fewer modes computes the same function on [0, size). Idempotent.
-// O(rank).
-[[nodiscard]] constexpr Layout coalesce(const Layout& l) {
-  detail::Modes m;
-  for (int k = 0; k < l.rank(); ++k) {
-    const int64_t s = l.shape(k);
-    const int64_t d = l.stride(k);
-    if (s == 1) continue;
-    const size_t last = static_cast<size_t>(m.rank - 1);
-    if (m.rank > 0 && d == m.shape[last] * m.stride[last]) {
-      m.shape[last] *= s;
-    } else {
-      m.push(s, d);
-    }
-  }
-  return detail::LayoutAccess::build(m).value();  // same size and cosize: always valid
-}
-
-// Mode concatenation (A, B): (A, B)(i + size(A) * j) = A(i) + B(j) for i < size(A),
-// j < size(B). Fails when rank(A) + rank(B) > kMaxModes or size/cosize exceed
-// kMaxExtent. O(rank).
-[[nodiscard]] constexpr LayoutResult concatenation(const Layout& a, const Layout& b) {
-  if (a.rank() + b.rank() > kMaxModes) {
-    return LayoutResult::failure("concatenation: more than 8 modes");
-  }
-  detail::Modes m;
-  m.push_all(a);
-  m.push_all(b);
-  return detail::LayoutAccess::build(m);
-}
-
-// Trusted-input form of concatenation (CuTe's make_layout(A, B)): more than
-// kMaxModes modes in total is a compile error in constant evaluation and gives
-// `():()` at run time.
-[[nodiscard]] constexpr Layout make_layout(const Layout& a, const Layout& b) {
-  return detail::trusted(concatenation(a, b));
-}
-
 // The complement of A in [0, M): a layout C that enumerates the offsets A's image
 // must be shifted by to tile [0, M) exactly once.
 // Admissible when (else an error value naming the mode of A):
@@ -414,10 +370,10 @@ struct StrideKey {
 //     every stride is > 0 and a multiple of the previous mode's shape * stride;
 //   * M is a multiple of the last such shape * stride (the span of A), 1 <= M <= 2^40.
 // Post: for every offset o < M exactly one pair (i < size(A), j < size(C)) has
-// A(i) + C(j) == o, i.e. concatenation(A, C) is a bijection onto [0, M);
-// size(A) * size(C) == M; C's strides strictly increase and C has no shape-1 mode,
-// so C(j) increases with j (C(j) is the least offset of the j-th shifted copy of A);
-// C is already coalesced. O(rank^2).
+// A(i) + C(j) == o, i.e. the modes of A followed by those of C are a bijection
+// onto [0, M); size(A) * size(C) == M; C's strides strictly increase and C has no
+// shape-1 mode, so C(j) increases with j (C(j) is the least offset of the j-th
+// shifted copy of A); no two of C's modes could merge. O(rank^2).
 [[nodiscard]] constexpr LayoutResult complement(const Layout& a, int64_t m) {
   if (m < 1 || m > kMaxExtent) return LayoutResult::failure("complement: M outside [1, 2^40]");
   std::array<detail::StrideKey, kMaxModes> keys{};
@@ -448,156 +404,6 @@ struct StrideKey {
   }
   if (m / covered > 1) c.push(m / covered, covered);
   return detail::LayoutAccess::build(c);
-}
-
-namespace detail {
-
-struct ComposeProblem {
-  std::string_view problem{};
-  int mode = -1;
-};
-
-// A o B for the modes of B in `b`, written to `out` (B's modes refined, in order).
-// `a` is coalesced first, so the admissibility conditions depend only on A's
-// function. Why the conditions suffice: write A's coalesced shapes as a mixed
-// radix. A B-mode (n):(s) whose stride s is a "digit boundary" — s = s0*...*s(m-1)*q
-// with q dividing s(m) — and whose n either fits in the rest of digit m or is a
-// multiple of it (then of the next digits in turn) maps c -> A(c*s) exactly as a
-// run of A's (split) modes. If B's modes, sorted by stride, do not overlap (each
-// stride s' exceeds sum (n-1)*s over the lower modes), then for the highest mode
-// y = c*s' is a multiple of a digit boundary and everything below it is < s', so
-// adding them carries no digit:
-// A(x + y) = A(x) + A(y), and by induction A(B(i)) is the sum of the modes. The
-// lowest mode is never the "y" of that argument, so it only has to be a layout on
-// its own: it may start off a boundary if c*s carries no digit for c < n (every
-// digit of s times n-1 stays below its radix), and then A(c*s) = c*A(s).
-// When `split` is given, *split receives the number of result modes that come
-// from B's first `b_modes_before_split` modes.
-[[nodiscard]] constexpr ComposeProblem compose(const Layout& a_in, const Modes& b, Modes& out,
-                                               int b_modes_before_split = 0, int* split = nullptr) {
-  const Layout a = coalesce(a_in);
-  const int64_t a_size = a.size();
-  int64_t b_cosize = 1;
-  for (int k = 0; k < b.rank; ++k) {
-    b_cosize = add_capped(b_cosize, mul_capped(b.shape[static_cast<size_t>(k)] - 1,
-                                               b.stride[static_cast<size_t>(k)]));
-  }
-  if (b_cosize > a_size) {
-    return {"composition: B reaches past A's domain (cosize(B) > size(A))"};
-  }
-  std::array<StrideKey, Modes::kCapacity> spans{};
-  std::array<bool, Modes::kCapacity> aligned{};
-  int n_spans = 0;
-  for (int k = 0; k < b.rank; ++k) {
-    if (split != nullptr && k == b_modes_before_split) *split = out.rank;
-    const int64_t n = b.shape[static_cast<size_t>(k)];
-    const int64_t s = b.stride[static_cast<size_t>(k)];
-    if (n == 1 || s == 0) {  // constant mode: A(0) = 0 along it
-      if (!out.push(n, 0)) return {"composition: too many modes", k};
-      continue;
-    }
-    spans[static_cast<size_t>(n_spans++)] = {s, n, k};
-    // Stride divisibility: s should end on a digit boundary of A.
-    int m = 0;
-    int64_t q = s;
-    while (m < a.rank() && q % a.shape(m) == 0) q /= a.shape(m++);
-    if (m == a.rank()) return {"composition: B reaches past A's domain", k};
-    if (a.shape(m) % q != 0) {
-      // Off a boundary the mode alone is still a layout, (n):(A(s)), when adding s
-      // to itself n-1 times carries no digit of A; it may then only be B's lowest
-      // mode.
-      aligned[static_cast<size_t>(k)] = false;
-      int64_t digits = s;
-      for (int j = 0; j < a.rank(); ++j) {
-        if (mul_capped(n - 1, digits % a.shape(j)) >= a.shape(j)) {
-          return {
-              "composition: stride divisibility fails (B's stride is not a product of "
-              "A's leading shapes times a divisor of the next shape, and its multiples "
-              "carry across A's modes)",
-              k};
-        }
-        digits /= a.shape(j);
-      }
-      if (!out.push(n, a(s))) return {"composition: too many modes", k};
-      continue;
-    }
-    aligned[static_cast<size_t>(k)] = true;
-    // Shape divisibility: n fits inside the current digit or is a multiple of it.
-    int64_t rest = n;
-    int64_t digit = a.shape(m) / q;
-    int64_t stride = mul_capped(a.stride(m), q);
-    for (;;) {
-      if (rest <= digit) {
-        if (!out.push(rest, stride)) return {"composition: too many modes", k};
-        break;
-      }
-      if (rest % digit != 0) {
-        return {
-            "composition: shape divisibility fails (B's shape is neither at most "
-            "nor a multiple of the A shape it starts in)",
-            k};
-      }
-      if (!out.push(digit, stride)) return {"composition: too many modes", k};
-      rest /= digit;
-      if (++m == a.rank()) return {"composition: B reaches past A's domain", k};
-      digit = a.shape(m);
-      stride = a.stride(m);
-    }
-  }
-  if (split != nullptr && b.rank <= b_modes_before_split) *split = out.rank;
-  sort_small(spans.data(), n_spans);
-  int64_t reach = 0;  // largest sum of the lower modes' offsets: sum (n - 1) * s
-  for (int i = 0; i < n_spans; ++i) {
-    const auto& hi = spans[static_cast<size_t>(i)];
-    if (i > 0 && !aligned[static_cast<size_t>(hi.position)]) {
-      return {
-          "composition: stride divisibility fails (only B's lowest-stride mode may "
-          "start off A's digit boundaries)",
-          hi.position};
-    }
-    if (i > 0 && hi.stride <= reach) {
-      return {
-          "composition: B's modes overlap (sorted by stride, a stride is not above "
-          "the largest offset the lower modes reach together)",
-          hi.position};
-    }
-    reach += (hi.shape - 1) * hi.stride;  // <= cosize(B) <= 2^40
-  }
-  return {};
-}
-
-}  // namespace detail
-
-// A o B: (A o B)(i) = A(B(i)) for every i < size(B).
-// Admissible when (else an error value naming the mode of B), with A coalesced
-// to shapes (a0, a1, ...):
-//   * B stays in A's domain: cosize(B) <= size(A);
-//   * stride divisibility: every mode (n):(s) of B with n > 1, s > 0 has
-//     s = a0*...*a(m-1)*q for some m and some q dividing a(m) — except that the
-//     mode with the smallest such stride may instead be any mode whose multiples
-//     c*s, c < n, carry no digit in the mixed radix (a0, a1, ...) (each digit of s
-//     times n-1 stays below its radix; always true for n == 2); it becomes
-//     (n):(A(s));
-//   * shape divisibility: n <= a(m)/q, or n is a multiple of a(m)/q and n/(a(m)/q)
-//     in turn is at most or a multiple of a(m+1), and so on;
-//   * B's modes do not overlap: sorted by stride, each such stride exceeds the sum
-//     of (n-1)*s over the modes below it (true whenever each stride is at least the
-//     previous shape * stride, as in every compact or tileable B).
-// These conditions are sufficient, not necessary: a B rejected here may still
-// have a composition that is a layout (e.g. overlapping modes of a linear A).
-// Post: size(A o B) == size(B); each mode of B becomes one or more consecutive
-// modes (n split along A's shapes, shape-1 and stride-0 modes of B become
-// (n):(0)), so indices agree with B's colexicographic order; when the result would
-// need more than kMaxModes modes it is an error. O(rank(A) * rank(B)).
-[[nodiscard]] constexpr LayoutResult composition(const Layout& a, const Layout& b) {
-  detail::Modes bm;
-  bm.push_all(b);
-  detail::Modes out;
-  const detail::ComposeProblem p = detail::compose(a, bm, out);
-  if (!p.problem.empty()) return LayoutResult::failure(p.problem, p.mode);
-  if (out.rank > kMaxModes)
-    return LayoutResult::failure("composition: result needs more than 8 modes");
-  return detail::LayoutAccess::build(out);
 }
 
 namespace detail {
@@ -642,64 +448,6 @@ constexpr StrideChain stride_chain(const Layout& l, bool skip_zero_strides) {
     expected *= key.shape;
   }
   return detail::LayoutAccess::build(m);
-}
-
-// A right inverse: R with L(R(o)) == o for every o < size(R), as large as the
-// stride-1 chain of L allows. Built like inverse() from the modes of shape > 1 and
-// stride > 0 sorted by stride, stopping at the first one whose stride is not the
-// product of the shapes before it. Post: L(R(o)) == o for o < size(R);
-// R == inverse(L) when L is a bijection; size(R) == 1 (`():()`) when no mode has
-// stride 1. O(rank^2).
-[[nodiscard]] constexpr Layout right_inverse(const Layout& l) {
-  const auto [keys, index_stride, n] = detail::stride_chain(l, /*skip_zero_strides=*/true);
-  detail::Modes m;
-  int64_t expected = 1;
-  for (int i = 0; i < n && keys[static_cast<size_t>(i)].stride == expected; ++i) {
-    const auto& key = keys[static_cast<size_t>(i)];
-    m.push(key.shape, index_stride[static_cast<size_t>(key.position)]);
-    expected *= key.shape;
-  }
-  return detail::LayoutAccess::build(m).value();  // size <= size(L), cosize <= size(L)
-}
-
-// True when L is a bijection onto [0, size(L)). O(rank^2).
-[[nodiscard]] constexpr bool is_bijective(const Layout& l) { return inverse(l).ok(); }
-
-// The two halves of logical_divide(A, B).
-struct Division {
-  Layout inner;  // within one tile: A o B
-  Layout outer;  // across tiles: A o complement(B, size(A))
-  friend constexpr bool operator==(const Division&, const Division&) = default;
-};
-using DivisionResult = AlgebraResult<Division>;
-
-// A divided into tiles shaped by B: A o (B, complement(B, size(A))), returned as
-// its two halves. `inner` indexes within a tile, `outer` indexes the tiles:
-// inner(i) + outer(j) == A(B(i) + C(j)) for i < size(B), j < size(C), with
-// C = complement(B, size(A)). With A a bijection onto [0, size(A)) the tiles
-// {outer(j) + inner(i) : i} partition [0, size(A)) exactly once, and outer(j) is
-// the least offset of tile j when A is the identity (size(A)):(1) — this is how
-// the groups of one kind are enumerated.
-// Admissible when complement(B, size(A)) is and A o (B, C) is (see composition);
-// each half must fit in kMaxModes modes. O(rank(A) * rank(B)).
-[[nodiscard]] constexpr DivisionResult logical_divide(const Layout& a, const Layout& b) {
-  const LayoutResult c = complement(b, a.size());
-  if (!c.ok()) return DivisionResult::failure(c.problem(), c.mode());
-  detail::Modes bc;
-  bc.push_all(b);
-  bc.push_all(c.value());
-  detail::Modes out;
-  int split = 0;  // compose() expands each mode of B in place: B's part ends here
-  if (const detail::ComposeProblem p = detail::compose(a, bc, out, b.rank(), &split);
-      !p.problem.empty()) {
-    return DivisionResult::failure(p.problem, p.mode);
-  }
-  const LayoutResult inner = detail::LayoutAccess::build(out, 0, split);
-  const LayoutResult outer = detail::LayoutAccess::build(out, split, out.rank);
-  if (!inner.ok() || !outer.ok()) {
-    return DivisionResult::failure("logical_divide: a half needs more than 8 modes");
-  }
-  return Division{inner.value(), outer.value()};
 }
 
 // ---------------------------------------------------------------------------
