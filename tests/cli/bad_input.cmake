@@ -77,7 +77,7 @@ railyard_cli_error_test(
   STDERR_REGEX "--cluster: switch_layout=fancy: expected one of reference, vms")
 railyard_cli_error_test(
   NAME bad_input.cluster_preset_with_keys ARGS describe --cluster=h100-1024:hosts=64
-  STDERR_REGEX "--cluster: 'h100-1024': unknown cluster kind or preset")
+  STDERR_REGEX "^railyard: --cluster: 'h100-1024': a preset takes no keys. write its spec .rail_fat_tree:hosts=128.")
 railyard_cli_error_test(
   NAME bad_input.conf_unknown_key ARGS describe --topology-conf ${_bad}/unknown_key.conf
   STDERR_REGEX "--topology-conf=[^ ]*unknown_key\\.conf: topology\\.conf line 3: Bogus=1: unknown key")
