@@ -705,7 +705,7 @@ Outcome run_launcher_export(const railyard::topology::ClusterDescriptor<>& d,
   railyard::exports::LaunchOptions options;
   options.master_port = absl::GetFlag(FLAGS_master_port);
   options.cores_per_rank = absl::GetFlag(FLAGS_cores_per_rank);
-  if (absl::Status s = check_launch_options(options); !s.ok()) return s;
+  if (absl::Status s = (check_launch_options)(options); !s.ok()) return s;
   auto out = railyard::exports::launcher_file(format, job->chosen(), namer->names(d), options);
   if (!out.ok())
     return usage_error(railyard::str_cat("--format=", format, ": ", view(out.status().message())));
@@ -1436,7 +1436,7 @@ Outcome run_plan(const Invocation& inv) {
     if (absl::Status s = namer->check(d); !s.ok())
       return usage_error(railyard::str_cat("--node-pattern: ", view(s.message())));
   }
-  if (absl::Status s = check_launch_options(files_options.launch); !s.ok()) return s;
+  if (absl::Status s = (check_launch_options)(files_options.launch); !s.ok()) return s;
   // Create the directory now: an unwritable --out fails before the long part.
   if (out_given)
     if (absl::Status s = railyard::exports::write_plan_files(out_dir, {}); !s.ok())
