@@ -38,19 +38,28 @@
 
 namespace railyard {
 
-// A non-negative decimal integer: digits only, at most int64 range.
-[[nodiscard]] inline StatusOr<int64_t> parse_int(std::string_view field,
-                                                       std::string_view text) {
+namespace detail {
+// Decimal digits only (no sign, no spaces), within T's range.
+template <class T>
+[[nodiscard]] StatusOr<T> parse_digits(std::string_view field, std::string_view text) {
   if (text.empty())
     return invalid_field(field, text, "expected a non-negative integer, got nothing");
-  int64_t value = 0;
+  if (!is_digit(text.front())) return invalid_field(field, text, "expected a non-negative integer");
+  T value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec == std::errc::result_out_of_range)
     return invalid_field(field, text, "integer is too large");
-  if (ec != std::errc() || ptr != end || text.front() == '-' || text.front() == '+')
+  if (ec != std::errc() || ptr != end)
     return invalid_field(field, text, "expected a non-negative integer");
   return value;
+}
+}  // namespace detail
+
+// A non-negative decimal integer: digits only, at most int64 range.
+[[nodiscard]] inline StatusOr<int64_t> parse_int(std::string_view field,
+                                                       std::string_view text) {
+  return detail::parse_digits<int64_t>(field, text);
 }
 
 // An integer that must lie in [lo, hi]; the error states the bounds.
@@ -95,17 +104,7 @@ namespace railyard {
 // A non-negative integer in the whole uint64 range (seeds, counters).
 [[nodiscard]] inline StatusOr<uint64_t> parse_uint(std::string_view field,
                                                    std::string_view text) {
-  if (text.empty())
-    return invalid_field(field, text, "expected a non-negative integer, got nothing");
-  uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (!is_digit(text.front())) return invalid_field(field, text, "expected a non-negative integer");
-  if (ec == std::errc::result_out_of_range)
-    return invalid_field(field, text, "integer is too large");
-  if (ec != std::errc() || ptr != end)
-    return invalid_field(field, text, "expected a non-negative integer");
-  return value;
+  return detail::parse_digits<uint64_t>(field, text);
 }
 
 namespace detail {
