@@ -66,11 +66,14 @@ Status check_cc_dependencies(const Invocation& inv) {
 // The incast of the job's collective (--collective) or training step, on
 // railyard's numbering of --hosts: the rule `railyard plan` applies per job.
 StatusOr<cc::Incast> derived_incast(const Flags& flags, const topology::ClusterDescriptor<>& d) {
+  std::optional<CollectiveInput> in;
+  if (flags.given("collective")) {
+    RAILYARD_ASSIGN_OR_RETURN(in, parse_collective_input(flags));
+  }
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d));
-  if (!flags.given("collective")) return cc::job_incast(job.railyard);
-  RAILYARD_ASSIGN_OR_RETURN(const CollectiveInput in, parse_collective_input(flags));
-  RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, in, job.railyard));
-  auto incast = cc::collective_incast(in.kind, in.algorithm, groups);
+  if (!in) return cc::job_incast(job.railyard);
+  RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, *in, job.railyard));
+  auto incast = cc::collective_incast(in->kind, in->algorithm, groups);
   if (!incast.ok()) return flag_error(flags, "algorithm", incast.status());
   return incast;
 }
@@ -92,11 +95,18 @@ Outcome run_cc(const Invocation& inv) {
     if (!size.ok()) return flag_error(flags, "message-bytes", size.status());
     in.message_bytes = static_cast<double>(*size);
   }
+  std::optional<double> given_start;
+  if (flags.given("start-rate")) {
+    auto given = parse_fraction("start_rate", flags.text("start-rate"));
+    if (!given.ok()) return flag_error(flags, "start-rate", given.status());
+    given_start = *given;
+  }
   RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
 
   report::CcReportContext ctx;
   ctx.cluster = std::string(flags.text("cluster"));
-  cc::Incast incast{in.incast, true, "--incast", false};
+  cc::Incast incast;  // where the incast comes from, for the senders' start rate
+  incast.senders = in.incast;
   if (flags.given("job")) {
     RAILYARD_ASSIGN_OR_RETURN(const cc::Incast derived, derived_incast(flags, d));
     if (flags.given("incast")) {
@@ -133,16 +143,9 @@ Outcome run_cc(const Invocation& inv) {
   // The fluid model's check of the plan.
   std::optional<cc::CcValidation> fluid;
   if (flags.boolean("simulate")) {
-    double start = 1;
-    if (flags.given("start-rate")) {
-      auto given = parse_fraction("start_rate", flags.text("start-rate"));
-      if (!given.ok()) return flag_error(flags, "start-rate", given.status());
-      start = *given;
-    } else if (const cc::StartRate rate = cc::start_rate(incast); !rate.reason.empty()) {
-      start = rate.fraction;
-      str_append(ctx.incast_source, "; ", rate.reason);
-    }
-    auto checked = cc::validate_cc(*plan, start);
+    const cc::StartRate rate = cc::start_rate(incast);
+    if (!given_start && !rate.reason.empty()) str_append(ctx.incast_source, "; ", rate.reason);
+    auto checked = cc::validate_cc(*plan, given_start.value_or(rate.fraction));
     if (!checked.ok()) return routed_error(flags, kCcRoutes, checked.status(), "--simulate");
     fluid = *std::move(checked);
     if (flags.given("svg")) {

@@ -16,6 +16,13 @@ Status write_flag_file(const Flags& flags, std::string_view flag, std::string_vi
   return flag_error(flags, flag, write_text_file(flag, flags.text(flag), text));
 }
 
+std::optional<Status> no_path_error(const Invocation& inv, const Status& s) {
+  if (s.code() != StatusCode::kUnavailable && s.code() != StatusCode::kFailedPrecondition)
+    return std::nullopt;
+  if (inv.flags.given("down")) return flag_error(inv.flags, "down", as_input_error(s));
+  return usage_error(str_cat(inv.command.name, ": ", message_of(s)));
+}
+
 Status only_with(const Invocation& inv, std::string_view flag, bool applies, std::string_view why) {
   if (applies || !inv.flags.given(flag)) return ok_status();
   return usage_error(str_cat(inv.command.name, ": --", flag, " ", why));

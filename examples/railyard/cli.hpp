@@ -8,6 +8,7 @@
 // Invocation&)`), declare it below and list it in main.cpp's kSubcommands.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,6 +80,11 @@ extern const Subcommand kHelp;
 // Writes `text` to the file a flag names.
 [[nodiscard]] Status write_flag_file(const Flags& flags, std::string_view flag,
                                      std::string_view text);
+
+// The library's no-path errors (Unavailable: every path is down;
+// FailedPrecondition: no choice avoids the failures) as input errors: naming
+// --down when it was given, else "<subcommand>: <message>". Other errors: nullopt.
+[[nodiscard]] std::optional<Status> no_path_error(const Invocation& inv, const Status& s);
 
 // `flag` may only be given when `applies`: else "<subcommand>: --flag <why>" (why:
 // "applies only to --format nccl-xml", "needs --simulate").

@@ -71,11 +71,7 @@ Outcome run_simulate(const Invocation& inv) {
   auto report =
       sim::simulate_collective(cluster, groups, in.kind, static_cast<int64_t>(*bytes), options);
   if (!report.ok()) {
-    // No working path left: the failures given (or the fabric) are to blame.
-    const StatusCode code = report.status().code();
-    if (code == StatusCode::kFailedPrecondition || code == StatusCode::kUnavailable)
-      return flags.given("down") ? flag_error(flags, "down", as_input_error(report.status()))
-                                 : usage_error(str_cat("simulate: ", message_of(report.status())));
+    if (std::optional<Status> s = no_path_error(inv, report.status())) return *s;
     return routed_error(flags, kSimulateRoutes, report.status(), "simulate");
   }
   if (flags.given("svg")) {

@@ -32,12 +32,8 @@ Outcome run_spray(const Invocation& inv) {
   auto plan =
       routing::plan_connection(d, fabric, *from, *to, flags.int32("qps"), **model, &overlay);
   if (!plan.ok()) {
-    // Every path down, or no port that avoids the failures: the input's doing.
-    const bool failures = plan.status().code() == StatusCode::kUnavailable ||
-                          plan.status().code() == StatusCode::kFailedPrecondition;
-    if (failures && flags.given("down"))
-      return flag_error(flags, "down", as_input_error(plan.status()));
-    return routed_error(flags, kSprayRoutes, as_input_error(plan.status()), "spray");
+    if (std::optional<Status> s = no_path_error(inv, plan.status())) return *s;
+    return routed_error(flags, kSprayRoutes, plan.status(), "spray");
   }
   return Output(flags.boolean("json") ? report::spray_json(fabric, *plan)
                                       : report::spray_text(fabric, *plan));
