@@ -69,8 +69,8 @@ constexpr std::array<FlagSpec, 42> kFlagTable = {{
      "the keys may also be a parallelism plan's (tp, cp, ep, dp, pp, order, <dim>_bytes; gpus "
      "then defaults to the plan's world, and a job with gpus only gets tp=GPUs per host); names "
      "are letters, digits, '.', '_', '-'. Default for plan: "
-     "ft-a:tp=8,dp=8;ft-b:tp=4,dp=8;ft-c:tp=8,dp=2;moe:tp=4,ep=8,dp=8;pretrain:tp=8,pp=4,dp=16. "
-     "Example: railyard plan --jobs \"llm:tp=8,pp=2,dp=8;ft:gpus=64,tenant=lab2\".",
+     "ft-a:tp=8,dp=8;ft-b:tp=4,dp=8;ft-c:tp=8,dp=2;moe:tp=4,ep=8,dp=8;pretrain:tp=8,pp=4,dp=16; "
+     "a mix with plans: \"llm:tp=8,pp=2,dp=8;ft:gpus=64,tenant=lab2\".",
      "--jobs \"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\"", kSpec},
     {"policy", K::kText, "POLICY", "best_fit",
      "place: best_fit (smallest level that holds the job: one SU, then one pod), first_fit "
