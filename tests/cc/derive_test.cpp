@@ -184,6 +184,11 @@ TEST_CASE("cc: bad input names the field and value") {
   auto d = derive_cc(*cluster, in);
   REQUIRE_FALSE(d.ok());
   CHECK(msg(d).find("mtu_bytes=100") != std::string::npos);
+  in = {};
+  in.buffer_bytes_per_port = 2 * railyard::cc::kMaxBufferBytesPerPort;  // a typo, not a switch
+  auto e = derive_cc(*cluster, in);
+  REQUIRE_FALSE(e.ok());
+  CHECK(railyard::has_field(e.status(), "buffer_bytes"));
 }
 
 TEST_CASE("cc: same input, same plan") {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "railyard/report/cc_report.hpp"
 #include "railyard/topology/cluster.hpp"
 
 namespace {
@@ -83,4 +84,17 @@ TEST_CASE("cc validate: bad input names the field and value") {
   auto c = railyard::cc::validate_cc(*plan, 1.0, 0.0);
   REQUIRE_FALSE(c.ok());
   CHECK(std::string(c.status().message()).find("duration_us=0") != std::string::npos);
+}
+
+TEST_CASE("cc validate: the run's scenario is kept, and plots as the derived run") {
+  const auto v = check("h100-1024", 8, 0.5);
+  CHECK(v.scenario.senders == 8);
+  CHECK(v.scenario.start_rate_fraction == 0.5);
+  CHECK(v.scenario.line_gbps == v.link_gbps);
+  CHECK(v.scenario.buffer_bytes == v.buffer_bytes);
+  CHECK(v.scenario.duration_us == v.duration_us);
+  auto svg = railyard::report::cc_fluid_svg(v);
+  REQUIRE(svg.ok());
+  CHECK(svg->find("8 DCQCN senders into one 400 Gb/s port (derived settings)") != std::string::npos);
+  CHECK(svg->find("</svg>") != std::string::npos);
 }

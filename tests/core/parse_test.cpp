@@ -101,6 +101,81 @@ TEST_CASE("parse_size: binary and decimal suffixes, case-insensitive") {
     check_error(parse_size("bytes", bad).status(), "bytes", bad);
 }
 
+TEST_CASE("parse_size_in: bounds in the message, powers of two as 2^k") {
+  constexpr uint64_t kMax = uint64_t{1} << 50;
+  CHECK(*railyard::parse_size_in("bytes", "1", 1, kMax) == 1);
+  CHECK(*railyard::parse_size_in("bytes", "1125899906842624", 1, kMax) == kMax);
+  auto zero = railyard::parse_size_in("bytes", "0", 1, kMax);
+  check_error(zero.status(), "bytes", "0");
+  CHECK(std::string(zero.status().message()) == "bytes=0: 0 bytes is outside [1, 2^50]");
+  CHECK(railyard::has_field(zero.status(), "bytes"));
+  auto over = railyard::parse_size_in("bytes", "2000TiB", 1, kMax);
+  CHECK(std::string(over.status().message()) ==
+        "bytes=2000TiB: 2199023255552000 bytes is outside [1, 2^50]");
+  check_error(railyard::parse_size_in("bytes", "1125899906842625", 1, kMax).status(), "bytes",
+              "1125899906842625");
+  // The size grammar's own errors come first.
+  CHECK(std::string(railyard::parse_size_in("bytes", "1GiBs", 1, kMax).status().message())
+            .find("unknown size suffix") != std::string::npos);
+  CHECK(std::string(railyard::parse_size_in("n", "1001", 1, 1000).status().message()) ==
+        "n=1001: 1001 bytes is outside [1, 1000]");
+}
+
+TEST_CASE("parse_signed_int and parse_uint: signs where they belong, no overflow") {
+  CHECK(*railyard::parse_signed_int("qps", "-3") == -3);
+  CHECK(*railyard::parse_signed_int("qps", "0") == 0);
+  CHECK(*railyard::parse_signed_int("qps", "-9223372036854775808") == INT64_MIN);
+  for (const char* bad : {"", "-", "+1", "1x", " 1", "1 ", "1.5", "0x10", "--1", "three"})
+    check_error(railyard::parse_signed_int("qps", bad).status(), "qps", bad);
+  check_error(railyard::parse_signed_int("qps", "99999999999999999999").status(), "qps",
+              "99999999999999999999");
+  CHECK(*railyard::parse_signed_int_in("port", "-1", -5, 5) == -1);
+  auto out = railyard::parse_signed_int_in("host", "99999999999", INT32_MIN, INT32_MAX);
+  check_error(out.status(), "host", "99999999999");
+  CHECK(std::string(out.status().message()).find("must be between -2147483648 and 2147483647") !=
+        std::string::npos);
+
+  CHECK(*railyard::parse_uint("seed", "18446744073709551615") == UINT64_MAX);
+  for (const char* bad : {"", "-1", "+1", "1x", "18446744073709551616", " 7"})
+    check_error(railyard::parse_uint("seed", bad).status(), "seed", bad);
+}
+
+TEST_CASE("parse_decimal and parse_decimal_in: plain decimals, a half-open range with units") {
+  CHECK(*railyard::parse_decimal("gbps", "400") == 400.0);
+  CHECK(*railyard::parse_decimal("gbps", "12.5") == 12.5);
+  CHECK(*railyard::parse_decimal("gbps", "-5") == -5.0);
+  for (const char* bad : {"", "-", ".5", "5.", "1e3", "0x1", "inf", "nan", " 1", "1 ", "+1", "1.2.3"})
+    check_error(railyard::parse_decimal("gbps", bad).status(), "gbps", bad);
+
+  CHECK(*railyard::parse_decimal_in("buffer_mb", "16", 0, 1e6, "MB") == 16.0);
+  CHECK(*railyard::parse_decimal_in("buffer_mb", "1000000", 0, 1e6, "MB") == 1e6);
+  auto message = [](const railyard::StatusOr<double>& r) { return std::string(r.status().message()); };
+  CHECK(message(railyard::parse_decimal_in("buffer_mb", "0", 0, 1e6, "MB")) ==
+        "buffer_mb=0: must be more than 0 MB");
+  CHECK(message(railyard::parse_decimal_in("buffer_mb", "1000000.5", 0, 1e6, "MB")) ==
+        "buffer_mb=1000000.5: must be at most 1000000 MB");
+  CHECK(message(railyard::parse_decimal_in("buffer_mb", "lots", 0, 1e6, "MB")) ==
+        "buffer_mb=lots: expected a number of MB such as 16 or 12.5");
+  CHECK(message(railyard::parse_decimal_in("x", "1e3", 0, 1)) ==
+        "x=1e3: expected a number such as 16 or 12.5");
+  CHECK(railyard::has_field(railyard::parse_decimal_in("x", "-1", 0, 1).status(), "x"));
+}
+
+TEST_CASE("parse_fraction: decimals and a/b, above 0 and at most 1") {
+  CHECK(*railyard::parse_fraction("start_rate", "0.25") == 0.25);
+  CHECK(*railyard::parse_fraction("start_rate", "1/4") == 0.25);
+  CHECK(*railyard::parse_fraction("start_rate", "1") == 1.0);
+  CHECK(*railyard::parse_fraction("start_rate", "1/64") == doctest::Approx(1.0 / 64));
+  CHECK(*railyard::parse_fraction("start_rate", "2.5/5") == 0.5);
+  for (const char* bad : {"", "0", "1.5", "2/1", "1/0", "0/4", "-0.5", "0x1", " 0.5", "1/", "/2",
+                          "1/2/3", "1e-1", "half"})
+    check_error(railyard::parse_fraction("start_rate", bad).status(), "start_rate", bad);
+  CHECK(std::string(railyard::parse_fraction("start_rate", "1.5").status().message()) ==
+        "start_rate=1.5: must be a fraction in (0, 1]");
+  CHECK(std::string(railyard::parse_fraction("start_rate", "0x1").status().message()) ==
+        "start_rate=0x1: expected a fraction such as 0.25 or 1/4");
+}
+
 TEST_CASE("fast_div: exact quotient and remainder against hardware division") {
   std::mt19937 rng(1);
   for (uint32_t d :

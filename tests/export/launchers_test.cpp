@@ -441,6 +441,18 @@ TEST_CASE("launchers: bad input names the value") {
   opts.cores_per_rank = 0;
   CHECK(message(exports::openmpi_rankfile(*job, names, opts)).find("cores_per_rank=0") !=
         std::string::npos);
+  // The bounds, checked up front as the plan files do.
+  const exports::LaunchOptions widest{.master_port = 65535, .cores_per_rank = 4096};
+  const exports::LaunchOptions bad_port{.master_port = 70000, .cores_per_rank = 1};
+  const exports::LaunchOptions bad_cores{.master_port = 29500, .cores_per_rank = 5000};
+  const exports::LaunchOptions negative{.master_port = -1, .cores_per_rank = 1};
+  CHECK(exports::check_launch_options(exports::LaunchOptions{}).ok());
+  CHECK(exports::check_launch_options(widest).ok());
+  CHECK(railyard::message_of(exports::check_launch_options(bad_port)) ==
+        "master_port=70000: must be in [1, 65535]");
+  CHECK(railyard::message_of(exports::check_launch_options(bad_cores)) ==
+        "cores_per_rank=5000: must be in [1, 4096]");
+  CHECK(railyard::has_field(exports::check_launch_options(negative), "master_port"));
   // A placement that is not whole, or repeats a host.
   JobPlacement broken = *job;
   broken.hosts.pop_back();

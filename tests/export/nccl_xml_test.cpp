@@ -403,6 +403,7 @@ TEST_CASE("nccl_xml: a bad host is an error naming the host") {
     CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
     CHECK(std::string(r.status().message()).find(railyard::str_cat("host=", h)) !=
           std::string::npos);
+    CHECK(railyard::error_field(r.status())->field == "host");  // the field travels with it
   }
   CHECK(nccl_topology_xml(d, {.host = 127}).ok());
   // A host too large for NCCL's 256-element XML is refused.

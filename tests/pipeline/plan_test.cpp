@@ -639,6 +639,12 @@ TEST_CASE("plan: --out writes every artifact and each one is valid") {
   CHECK(paths == std::set<std::string>(expected.begin(), expected.end()));
   // What is on disk is what plan_files returned.
   for (const exports::PlanFile& f : *files) CHECK(read_file(dir.path / f.path) == f.content);
+  // The report's line about them counts the host files and the jobs.
+  CHECK(exports::plan_files_summary("out", *files) ==
+        str_cat("files     ", files->size(), " written to out: README.txt, plan.json, topo/<host>.xml (",
+                d.hosts(), "), slurm/topology.{conf,yaml}, k8s/labels.yaml, jobs/<job>/{hostfile,"
+                "rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf} (",
+                run.result.jobs.size(), " jobs), heatmap/{naive,railyard}.svg\n"));
 
   // NCCL topology files: well-formed XML, one <gpu> and one <net> per GPU/NIC.
   for (int32_t h = 0; h < d.hosts(); h += 37) {

@@ -440,3 +440,26 @@ TEST_CASE("hash: hop kind tokens round trip") {
     CHECK(parse_hop_kind(hop_kind_token(k)) == k);
   CHECK_FALSE(parse_hop_kind("leaf").has_value());
 }
+
+TEST_CASE("hash: parse_hash_model by name, errors carry the field and the whole name") {
+  for (const char* name : {"crc32", "crc32c", "qp", "random"}) {
+    auto model = parse_hash_model("hash", name, 7);
+    REQUIRE_MESSAGE(model.ok(), name);
+    CHECK(*model != nullptr);
+  }
+  CHECK((*parse_hash_model("hash", "random", 7))->name() == "random");
+  CHECK_FALSE((*parse_hash_model("hash", "random", 7))->steerable());
+  CHECK((*parse_hash_model("hash", "qp", 7))->steerable());
+
+  auto unknown = parse_hash_model("hash", "CRC32", 7);
+  CHECK(std::string(unknown.status().message()) ==
+        "hash=CRC32: unknown model (crc32, crc32c, qp, random, table:FILE)");
+  CHECK(railyard::error_field(unknown.status())->field == "hash");
+
+  auto missing = parse_hash_model("hash", "table:/nonexistent/t.txt", 7);
+  CHECK(std::string(missing.status().message()) ==
+        "hash=table:/nonexistent/t.txt: cannot open the file");
+  CHECK(railyard::error_field(missing.status())->value == "table:/nonexistent/t.txt");
+  CHECK(std::string(parse_hash_model("hash", "table:", 7).status().message()) ==
+        "hash=table:: the file name is empty");
+}

@@ -661,3 +661,30 @@ TEST_CASE("spray: ecmp_decisions name the hops of ecmp_hops") {
     }
   }
 }
+
+TEST_CASE("spray: parse_endpoint reads HOST:GPU or HOST:GPU:PLANE, errors carry the field and the text") {
+  const ClusterDescriptor<> d = descriptor_of("h100-1024-dualplane");
+  auto port = parse_endpoint("src", "40:3:1", d);
+  REQUIRE(port.ok());
+  CHECK(port->host == HostId{40});
+  CHECK(port->nic == d.nic_of_gpu(GpuIndex{3}));
+  CHECK(port->plane == PlaneId{1});
+  CHECK(parse_endpoint("dst", "0:0", d)->plane == PlaneId{0});
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  for (const Case& c : {Case{"0-3", "src=0-3: expected HOST:GPU or HOST:GPU:PLANE"},
+                        Case{"", "src=: expected HOST:GPU or HOST:GPU:PLANE"},
+                        Case{"1:2:0:0", "src=1:2:0:0: expected HOST:GPU or HOST:GPU:PLANE"},
+                        Case{"0:8", "src=0:8: gpu=8: must be between 0 and 7"},
+                        Case{"128:0", "src=128:0: host=128: must be between 0 and 127"},
+                        Case{"40:3:2", "src=40:3:2: plane=2: must be between 0 and 1"},
+                        Case{"x:0", "src=x:0: host=x: expected a non-negative integer"}}) {
+    auto bad = parse_endpoint("src", c.text, d);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(message_text(bad.status()) == c.message);
+    CHECK(railyard::error_field(bad.status())->field == "src");
+    CHECK(railyard::error_field(bad.status())->value == c.text);
+  }
+}

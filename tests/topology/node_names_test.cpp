@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "../support/clusters.hpp"
+#include "railyard/topology/import/csv_topology.hpp"
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
@@ -145,5 +147,25 @@ TEST_CASE("switch_tree: invalid trees are rejected with the switch or host named
     CHECK_MESSAGE(std::string(s.message()).find(c.needle) != std::string::npos, c.what, ": ",
                   s.message());
     CHECK_FALSE(topology::fabric_from_tree(t, topology::LinkSpeeds{}).ok());
+  }
+}
+
+TEST_CASE("switch_tree: fabric_from_tree refuses link speeds that are not positive or over 10^7") {
+  auto tree = topology::csv_topology_from_text("host,leaf,spine\nn0,l0,s0\nn1,l1,s0\n");
+  REQUIRE(tree.ok());
+  CHECK(topology::fabric_from_tree(*tree, {.host_gbps = 1e7}).ok());
+  struct Case {
+    topology::LinkSpeeds speeds;
+    const char* field;
+  };
+  for (const Case& c : {Case{{.host_gbps = 0}, "host_gbps"},
+                        Case{{.leaf_up_gbps = -5}, "leaf_up_gbps"},
+                        Case{{.spine_up_gbps = 2e7}, "spine_up_gbps"},
+                        Case{{.host_gbps = std::nan("")}, "host_gbps"}}) {
+    auto fabric = topology::fabric_from_tree(*tree, c.speeds);
+    REQUIRE_FALSE(fabric.ok());
+    CHECK(railyard::has_field(fabric.status(), c.field));
+    CHECK(std::string(fabric.status().message()).find("must be a positive Gb/s, at most 10^7") !=
+          std::string::npos);
   }
 }

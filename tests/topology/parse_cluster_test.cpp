@@ -110,3 +110,30 @@ TEST_CASE("parse_cluster: every bad-input class names its key and value") {
     CHECK_MESSAGE(message.find(c.must_contain) != std::string::npos, c.spec, " -> ", message);
   }
 }
+
+// Text before ':' that is not a kind is a mistyped kind or preset, whatever
+// follows: "h100-1024-2:1" (the ':' of a ratio) must not be read as a spec whose
+// entry '1' lacks '='. The message lists the kinds and every preset.
+TEST_CASE("parse_cluster: an unknown kind before ':' is named, with the kinds and presets") {
+  for (const char* text : {"h100-1024-2:1", "h100-1024-2:hosts=64", "dragonfly:hosts=64,1"}) {
+    auto spec = parse_cluster(text);
+    REQUIRE_FALSE(spec.ok());
+    CHECK(absl::IsInvalidArgument(spec.status()));
+    const std::string message(spec.status().message());
+    const std::string kind(std::string_view(text).substr(0, std::string_view(text).find(':')));
+    CHECK_MESSAGE(message.find("'" + kind + "': unknown cluster kind or preset") == 0, message);
+    CHECK_MESSAGE(message.find("expected key=value") == std::string::npos, message);
+    for (std::string_view k : railyard::topology::kKindNames)
+      CHECK_MESSAGE(message.find(k) != std::string::npos, message);
+    for (const auto& preset : kPresets)
+      CHECK_MESSAGE(message.find(preset.name) != std::string::npos, message);
+    CHECK(railyard::error_field(spec.status())->field == "kind");
+    CHECK(railyard::error_field(spec.status())->value == kind);
+  }
+  // A preset with keys: presets take none; the message gives its spec to edit.
+  auto keyed = parse_cluster("h100-1024:hosts=64");
+  REQUIRE_FALSE(keyed.ok());
+  const std::string message(keyed.status().message());
+  CHECK_MESSAGE(message.find("'h100-1024': a preset takes no keys") == 0, message);
+  CHECK_MESSAGE(message.find(std::string(kPresets[0].spec)) != std::string::npos, message);
+}

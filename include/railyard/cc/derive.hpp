@@ -87,6 +87,9 @@ namespace railyard::cc {
 // Published switch buffer: 160 MB shared per 51.2 Tb/s (unconfirmed: docs/constants.md#cc).
 inline constexpr double kSharedBufferBytesPerTbps = 160e6 / 51.2;
 inline constexpr double kMaxIncast = 65536;
+// The largest buffer one port may be given: 10^12 bytes (10^6 MB), thousands of
+// times any switch's whole buffer, so only a typo reaches it.
+inline constexpr double kMaxBufferBytesPerPort = 1e12;
 
 struct CcInputs {
   int32_t incast = 1;                // line-rate senders into one port at once (>= 1)
@@ -305,6 +308,9 @@ inline std::string num(double v) {
     return invalid_field("mtu_bytes", str_cat(in.mtu_bytes), "must be in [256, 9000]");
   if (in.buffer_bytes_per_port < 0 || !std::isfinite(in.buffer_bytes_per_port))
     return invalid_field("buffer_bytes", str_cat(in.buffer_bytes_per_port), "must be >= 0");
+  if (in.buffer_bytes_per_port > kMaxBufferBytesPerPort)
+    return invalid_field("buffer_bytes", str_cat(in.buffer_bytes_per_port),
+                         "more than 10^12 bytes per port is not a switch buffer");
   if (in.qps_per_nic < 0)
     return invalid_field("qps_per_nic", str_cat(in.qps_per_nic), "must be >= 0");
   if (!(in.message_bytes >= 0) || !std::isfinite(in.message_bytes))

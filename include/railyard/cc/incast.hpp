@@ -7,6 +7,7 @@
 //                                                 railyard::sim::job_groups(job, Dim::kEp));
 //   // incast->senders == hosts in the largest EP group - 1
 //   railyard::cc::Incast step = railyard::cc::job_incast(job);  // the largest of its step
+//   railyard::cc::StartRate start = railyard::cc::start_rate(*incast);  // 1 / senders
 //
 // The rule, per collective run at once in its groups (GPUs in rank order):
 //   nothing leaves a host       1 ("no network incast")
@@ -20,6 +21,11 @@
 //   double binary tree          2: a node receives from its two children
 // A job's step takes the largest over the collectives its parallel dimensions
 // run (sim::step_collectives), each in its own groups.
+//
+// The senders' starting rate (start_rate; the fluid model of cc/validate.hpp
+// starts them there): line rate, the worst case of a synchronized burst, unless
+// the incast comes from an all-to-all, whose senders each split their NIC over
+// the N peers they send to at once, so each flow starts at 1/N of line rate.
 #pragma once
 
 #include <algorithm>
@@ -39,9 +45,10 @@
 namespace railyard::cc {
 
 struct Incast {
-  int32_t senders = 1;   // line-rate senders into one port at once (>= 1)
-  bool network = false;  // some group spans hosts
-  std::string source;    // why, one line
+  int32_t senders = 1;      // line-rate senders into one port at once (>= 1)
+  bool network = false;     // some group spans hosts
+  std::string source;       // why, one line
+  bool all_to_all = false;  // the senders come from an all-to-all (see start_rate)
 };
 
 // The most distinct hosts any one group spans.
@@ -74,7 +81,8 @@ struct Incast {
     case Algorithm::kRailAligned:
       return Incast{hosts - 1, true,
                     str_cat(name, " over ", hosts,
-                            " hosts per group: every other host's NIC on the rail sends at once")};
+                            " hosts per group: every other host's NIC on the rail sends at once"),
+                    true};
     case Algorithm::kDoubleBinaryTree:
       return Incast{2, true, str_cat(name, " tree: a node receives from its 2 children")};
     case Algorithm::kHierarchical:
@@ -101,6 +109,19 @@ struct Incast {
     }
   }
   return best;
+}
+
+// Where the senders of `incast` start, as a fraction of line rate (the rule in
+// the overview), with the reason when it is not line rate.
+struct StartRate {
+  double fraction = 1;
+  std::string reason;  // empty at line rate
+};
+
+[[nodiscard]] inline StartRate start_rate(const Incast& incast) {
+  if (!incast.all_to_all || incast.senders <= 1) return {};
+  return {1.0 / incast.senders,
+          str_cat("senders start at 1/", incast.senders, " of line rate")};
 }
 
 }  // namespace railyard::cc

@@ -55,6 +55,7 @@ struct CcValidation {
   double feedback_delay_us = 0;
   double buffer_bytes = 0;  // usable: buffer - PFC headroom
   double duration_us = 0;
+  FluidScenario scenario;  // what both profiles ran (for plots: report::cc_fluid_svg)
   FluidSummary derived;
   FluidSummary vendor;
   // What the run shows that the plan's first-RTT estimate did not (e.g. a burst
@@ -94,6 +95,7 @@ struct CcValidation {
   s.packet_bytes = plan.frame_bytes;
   s.duration_us = duration_us;
   s.start_rate_fraction = start_fraction;
+  v.scenario = s;
   auto run = [&](std::string profile, const RedMarking& red,
                  const DcqcnModelParams& q) -> StatusOr<FluidSummary> {
     RAILYARD_ASSIGN_OR_RETURN(FluidResult r, simulate_dcqcn(q, red, s));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "railyard/core/csv.hpp"
+#include "railyard/core/file.hpp"
 #include "railyard/core/hostlist.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"

@@ -8,13 +8,19 @@
 //   auto bytes = railyard::parse_size("bytes", "256MiB");           // 268435456
 //   auto ratio = railyard::parse_ratio("oversub", "2:1");           // {2, 1}
 //   std::string s = railyard::format_host_list(*hosts);             // "0-15,32-47"
+//   auto msg = railyard::parse_size_in("bytes", "0", 1, 1ull << 50); // "0 bytes is outside [1, 2^50]"
+//   auto mb = railyard::parse_decimal_in("buffer_mb", "12.5", 0, 1e6, "MB");  // 12.5
+//   auto rate = railyard::parse_fraction("start_rate", "1/8");      // 0.125
 //
-// Parsers accept exactly the documented grammar (no signs, no spaces inside a
-// number, no trailing garbage) and reject overflow.
+// Parsers accept exactly the documented grammar (no spaces inside a number, no
+// trailing garbage, no hexadecimal or exponents, a sign only where stated) and
+// reject overflow.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <limits>
@@ -32,19 +38,28 @@
 
 namespace railyard {
 
-// A non-negative decimal integer: digits only, at most int64 range.
-[[nodiscard]] inline StatusOr<int64_t> parse_int(std::string_view field,
-                                                       std::string_view text) {
+namespace detail {
+// Decimal digits only (no sign, no spaces), within T's range.
+template <class T>
+[[nodiscard]] StatusOr<T> parse_digits(std::string_view field, std::string_view text) {
   if (text.empty())
     return invalid_field(field, text, "expected a non-negative integer, got nothing");
-  int64_t value = 0;
+  if (!is_digit(text.front())) return invalid_field(field, text, "expected a non-negative integer");
+  T value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec == std::errc::result_out_of_range)
     return invalid_field(field, text, "integer is too large");
-  if (ec != std::errc() || ptr != end || text.front() == '-' || text.front() == '+')
+  if (ec != std::errc() || ptr != end)
     return invalid_field(field, text, "expected a non-negative integer");
   return value;
+}
+}  // namespace detail
+
+// A non-negative decimal integer: digits only, at most int64 range.
+[[nodiscard]] inline StatusOr<int64_t> parse_int(std::string_view field,
+                                                       std::string_view text) {
+  return detail::parse_digits<int64_t>(field, text);
 }
 
 // An integer that must lie in [lo, hi]; the error states the bounds.
@@ -56,6 +71,112 @@ namespace railyard {
     if (value <= 0 && lo >= 1) return invalid_field(field, text, "must be positive");
     return invalid_field(field, text, str_cat("must be between ", lo, " and ", hi));
   }
+  return value;
+}
+
+// An integer with an optional leading '-' (no '+'), int64 range.
+[[nodiscard]] inline StatusOr<int64_t> parse_signed_int(std::string_view field,
+                                                        std::string_view text) {
+  if (text.empty()) return invalid_field(field, text, "expected an integer, got nothing");
+  const bool negative = text.front() == '-';
+  const std::string_view digits = text.substr(negative ? 1 : 0);
+  if (digits.empty() || !is_digit(digits.front()))
+    return invalid_field(field, text, "expected an integer");
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range)
+    return invalid_field(field, text, "integer is too large");
+  if (ec != std::errc() || ptr != end) return invalid_field(field, text, "expected an integer");
+  return value;
+}
+
+// A signed integer that must lie in [lo, hi]; the error states the bounds.
+[[nodiscard]] inline StatusOr<int64_t> parse_signed_int_in(std::string_view field,
+                                                           std::string_view text, int64_t lo,
+                                                           int64_t hi) {
+  RAILYARD_ASSIGN_OR_RETURN(int64_t value, parse_signed_int(field, text));
+  if (value < lo || value > hi)
+    return invalid_field(field, text, str_cat("must be between ", lo, " and ", hi));
+  return value;
+}
+
+// A non-negative integer in the whole uint64 range (seeds, counters).
+[[nodiscard]] inline StatusOr<uint64_t> parse_uint(std::string_view field,
+                                                   std::string_view text) {
+  return detail::parse_digits<uint64_t>(field, text);
+}
+
+namespace detail {
+
+// `text` as digits with an optional fraction ("16", "12.5"); false for anything
+// else (signs, exponents, hexadecimal, "inf", spaces, a bare "." or "5.").
+[[nodiscard]] inline bool unsigned_decimal(std::string_view text, double& value) {
+  size_t digits = 0;
+  while (digits < text.size() && is_digit(text[digits])) ++digits;
+  if (digits == 0) return false;
+  if (digits < text.size()) {
+    if (text[digits] != '.' || digits + 1 == text.size()) return false;
+    for (char c : text.substr(digits + 1))
+      if (!is_digit(c)) return false;
+  }
+  // from_chars with chars_format::fixed reads exactly this grammar, without the
+  // locale and hexadecimal floats strtod would accept.
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value, std::chars_format::fixed);
+  return ec == std::errc() && ptr == end && std::isfinite(value);
+}
+
+// A bound as plain digits (1000000, 0.5; never 1e+06).
+[[nodiscard]] inline std::string decimal_text(double v) {
+  char buf[400];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+  return ec == std::errc() ? std::string(buf, ptr) : str_cat(v);
+}
+
+}  // namespace detail
+
+// A decimal number: an optional '-', digits and an optional fraction ("16",
+// "12.5", "-5"). No exponent, hexadecimal, "inf"/"nan" or spaces.
+[[nodiscard]] inline StatusOr<double> parse_decimal(std::string_view field,
+                                                    std::string_view text) {
+  const bool negative = !text.empty() && text.front() == '-';
+  double value = 0;
+  if (!detail::unsigned_decimal(text.substr(negative ? 1 : 0), value))
+    return invalid_field(field, text, "expected a decimal number such as 16 or 12.5");
+  return negative ? -value : value;
+}
+
+// A decimal number (parse_decimal) in (lo, hi]: more than `lo`, at most `hi`.
+// Errors state the bound, in `unit` when given ("must be more than 0 MB").
+[[nodiscard]] inline StatusOr<double> parse_decimal_in(std::string_view field,
+                                                       std::string_view text, double lo,
+                                                       double hi, std::string_view unit = {}) {
+  const std::string in_unit = unit.empty() ? std::string() : str_cat(" ", unit);
+  auto value = parse_decimal(field, text);
+  if (!value.ok())
+    return invalid_field(field, text,
+                         str_cat("expected a number", unit.empty() ? "" : str_cat(" of ", unit),
+                                 " such as 16 or 12.5"));
+  if (!(*value > lo))
+    return invalid_field(field, text, str_cat("must be more than ", detail::decimal_text(lo), in_unit));
+  if (*value > hi)
+    return invalid_field(field, text, str_cat("must be at most ", detail::decimal_text(hi), in_unit));
+  return *value;
+}
+
+// A fraction in (0, 1]: a decimal ("0.25") or a ratio of two decimals ("1/4").
+[[nodiscard]] inline StatusOr<double> parse_fraction(std::string_view field,
+                                                     std::string_view text) {
+  const size_t slash = text.find('/');
+  double num = 0;
+  double den = 1;
+  const bool parsed =
+      detail::unsigned_decimal(text.substr(0, slash), num) &&
+      (slash == std::string_view::npos || detail::unsigned_decimal(text.substr(slash + 1), den));
+  if (!parsed) return invalid_field(field, text, "expected a fraction such as 0.25 or 1/4");
+  const double value = den > 0 ? num / den : -1;
+  if (!(value > 0 && value <= 1)) return invalid_field(field, text, "must be a fraction in (0, 1]");
   return value;
 }
 
@@ -198,6 +319,27 @@ template <class Range>
   return invalid_field(field, text,
                        str_cat("unknown size suffix '", text.substr(digits),
                                "'; use B, KiB, MiB, GiB, TiB or K, M, G, T"));
+}
+
+namespace detail {
+// A byte bound as written in messages: 2^k for powers of two from 2^10 up.
+[[nodiscard]] inline std::string byte_bound_text(uint64_t v) {
+  if (v >= 1024 && (v & (v - 1)) == 0) return str_cat("2^", std::countr_zero(v));
+  return str_cat(v);
+}
+}  // namespace detail
+
+// A byte size (parse_size) in [lo, hi]; the error gives the size in bytes and
+// the bounds ("0 bytes is outside [1, 2^50]").
+[[nodiscard]] inline StatusOr<uint64_t> parse_size_in(std::string_view field,
+                                                      std::string_view text, uint64_t lo,
+                                                      uint64_t hi) {
+  RAILYARD_ASSIGN_OR_RETURN(uint64_t bytes, parse_size(field, text));
+  if (bytes < lo || bytes > hi)
+    return invalid_field(field, text,
+                         str_cat(bytes, " bytes is outside [", detail::byte_bound_text(lo), ", ",
+                                 detail::byte_bound_text(hi), "]"));
+  return bytes;
 }
 
 }  // namespace railyard

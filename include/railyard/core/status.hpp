@@ -17,6 +17,7 @@
 //   r.status().message();                        // "count=0: must be positive"
 //   railyard::error_field(r.status())->field;    // "count"
 //   railyard::error_field(r.status())->value;    // "0"
+//   railyard::error_problem(r.status());         // "must be positive"
 //
 // The field is an absl::Status payload under kFieldPayloadUrl ("field=value" as
 // text, split at the first '='). with_context() prefixes a message and keeps the
@@ -272,6 +273,19 @@ struct FieldError {
 [[nodiscard]] inline Status invalid_field(std::string_view key, std::string_view value,
                                           std::string_view problem) {
   return with_field(invalid_argument_error(str_cat(key, "=", value, ": ", problem)), key, value);
+}
+
+// What is wrong, without the "field=value: " that invalid_field() puts first:
+// for a caller that names the input its own way (a command line shows
+// "--count=0: must be positive"). The whole message when `s` carries no field or
+// its message does not start with it (with_context() put something first).
+[[nodiscard]] inline std::string_view error_problem(const Status& s) {
+  const std::string_view message = message_of(s);
+  const std::optional<std::string> f = detail::field_payload(s);
+  if (!f) return message;
+  const std::string prefix = str_cat(*f, ": ");
+  if (message.substr(0, prefix.size()) != prefix) return message;
+  return message.substr(prefix.size());
 }
 
 // `s` with "prefix: " before its message; the code and the field are kept.

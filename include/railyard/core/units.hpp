@@ -18,6 +18,8 @@ inline constexpr uint64_t kKiB = 1024;
 inline constexpr uint64_t kMiB = 1024 * kKiB;
 inline constexpr uint64_t kGiB = 1024 * kMiB;
 inline constexpr uint64_t kTiB = 1024 * kGiB;
+// Decimal megabytes, the unit switch buffers are quoted in.
+inline constexpr double kBytesPerMB = 1e6;
 
 inline constexpr double kBitsPerByte = 8.0;
 

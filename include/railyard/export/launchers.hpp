@@ -117,6 +117,17 @@ struct LaunchOptions {
   int32_t cores_per_rank = 1;   // logical cores bound per rank in openmpi_rankfile
 };
 
+// The options' bounds: master_port a TCP port in [1, 65535], cores_per_rank in
+// [1, 4096]. Errors name the option and the value. The writers that take
+// options check them; a caller may check up front (e.g. before a long run).
+[[nodiscard]] inline Status check_launch_options(const LaunchOptions& options) {
+  if (options.master_port < 1 || options.master_port > 65535)
+    return invalid_field("master_port", str_cat(options.master_port), "must be in [1, 65535]");
+  if (options.cores_per_rank < 1 || options.cores_per_rank > 4096)
+    return invalid_field("cores_per_rank", str_cat(options.cores_per_rank), "must be in [1, 4096]");
+  return ok_status();
+}
+
 // The format names launcher_file() accepts (the CLI's --format values).
 inline constexpr std::array<std::string_view, 7> kLauncherFormats = {
     "hostfile", "hostfile-slots", "rankfile", "slurm-hostfile", "rank-env", "torchrun", "megatron"};
@@ -262,9 +273,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
                                                                   std::span<const std::string> names,
                                                                   const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
+  RAILYARD_RETURN_IF_ERROR(check_launch_options(options));
   const int32_t c = options.cores_per_rank;
-  if (c < 1 || c > 4096)
-    return invalid_field("cores_per_rank", str_cat(c), "must be between 1 and 4096");
   std::string out;
   for (int64_t r = 0; r < job.plan.world(); ++r) {
     const int64_t g = r % job.gpus_per_host;
@@ -286,8 +296,7 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
                                                           std::span<const std::string> names,
                                                           const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
-  if (options.master_port < 1 || options.master_port > 65535)
-    return invalid_field("master_port", str_cat(options.master_port), "must be between 1 and 65535");
+  RAILYARD_RETURN_IF_ERROR(check_launch_options(options));
   const int64_t world = job.plan.world();
   const int32_t g = job.gpus_per_host;
   const std::string& master = detail::name_of(job, names, 0);
@@ -310,8 +319,7 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
                                                                 std::span<const std::string> names,
                                                                 const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
-  if (options.master_port < 1 || options.master_port > 65535)
-    return invalid_field("master_port", str_cat(options.master_port), "must be between 1 and 65535");
+  RAILYARD_RETURN_IF_ERROR(check_launch_options(options));
   const int64_t nodes = static_cast<int64_t>(job.hosts.size());
   const int32_t g = job.gpus_per_host;
   const std::string& master = detail::name_of(job, names, 0);

@@ -330,7 +330,7 @@ class XmlOut {
 [[nodiscard]] inline StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<>& d,
                                                             const NcclXmlOptions& opt) {
   auto bad = [](std::string_view key, const auto& value, std::string_view why) {
-    return invalid_argument_error(str_cat(key, "=", value, ": ", why));
+    return invalid_field(key, str_cat(value), why);
   };
   if (opt.host < 0 || opt.host >= d.hosts())
     return bad("host", opt.host, str_cat("out of range: the cluster has hosts 0..", d.hosts() - 1));

@@ -4,6 +4,7 @@
 //   auto r = railyard::pipeline::run_plan(*cluster, *scenario);
 //   auto files = railyard::exports::plan_files(*cluster, *r);          // StatusOr<vector>
 //   railyard::Status s = railyard::exports::write_plan_files("out", *files);  // mkdir -p, write
+//   std::string line = railyard::exports::plan_files_summary("out", *files);  // "files  165 written to out: ..."
 //
 // The files (host names from PlanFilesOptions::node_pattern; the launcher files
 // follow railyard's placement and numbering, the deployment the report
@@ -207,6 +208,25 @@ struct PlanFilesOptions {
     if (!out) return invalid_argument_error(str_cat("cannot write ", path.generic_string()));
   }
   return ok_status();
+}
+
+// One line of the plan report naming what write_plan_files() wrote under `dir`:
+// the count, then the layout above with how many host and job files there are.
+[[nodiscard]] inline std::string plan_files_summary(std::string_view dir,
+                                                    std::span<const PlanFile> files) {
+  size_t topo = 0, jobs = 0;
+  constexpr std::string_view kHostfile = "/hostfile";
+  for (const PlanFile& f : files) {
+    const std::string_view path = f.path;
+    if (path.starts_with("topo/")) ++topo;
+    if (path.starts_with("jobs/") && path.size() > kHostfile.size() && path.ends_with(kHostfile))
+      ++jobs;
+  }
+  return str_cat("files     ", files.size(), " written to ", dir,
+                 ": README.txt, plan.json, topo/<host>.xml (", topo,
+                 "), slurm/topology.{conf,yaml}, k8s/labels.yaml, jobs/<job>/{hostfile,"
+                 "rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf} (",
+                 jobs, jobs == 1 ? " job" : " jobs", "), heatmap/{naive,railyard}.svg\n");
 }
 
 }  // namespace railyard::exports

@@ -6,6 +6,7 @@
 //   plan->world();                       // 1024 ranks
 //   plan->order_string();                // "tp-cp-ep-dp-pp" (Megatron default)
 //   plan->size(railyard::placement::Dim::kDp);  // 32
+//   auto dim = railyard::placement::parse_dim("group", "ep");  // Dim::kEp
 //
 // Grammar: comma-separated `dim=N` for tp, cp, ep, dp, pp (absent = 1),
 // `order=a-b-c-d-e` (a permutation of the five names, first = fastest-varying,
@@ -47,6 +48,14 @@ inline constexpr int kDimCount = 5;
 inline constexpr std::array<std::string_view, kDimCount> kDimNames = {"tp", "cp", "ep", "dp", "pp"};
 [[nodiscard]] constexpr std::string_view to_string(Dim d) {
   return kDimNames[static_cast<size_t>(d)];
+}
+
+// A dimension by name (tp, cp, ep, dp, pp); the error names `field` (the input
+// the name came from, e.g. "group").
+[[nodiscard]] inline StatusOr<Dim> parse_dim(std::string_view field, std::string_view text) {
+  for (size_t d = 0; d < kDimNames.size(); ++d)
+    if (text == kDimNames[d]) return static_cast<Dim>(d);
+  return invalid_field(field, text, "unknown dimension (tp, cp, ep, dp or pp)");
 }
 
 // Default bytes per rank per step when a plan gives none: the order of

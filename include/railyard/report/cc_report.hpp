@@ -10,6 +10,8 @@
 //   ctx.incast_source = "alltoall over 16 hosts";
 //   std::string text = railyard::report::cc_text(*plan, in, ctx);
 //   std::string json = railyard::report::cc_json(*plan, in, ctx);
+//   auto check = railyard::cc::validate_cc(*plan);
+//   auto svg = railyard::report::cc_fluid_svg(*check);  // queue and rates of the derived run
 //
 // Text: link speed, incast (and where it came from), buffer per port and PFC
 // headroom with their reasons; tables of the path classes (path, switches, cable m,
@@ -58,6 +60,7 @@
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
+#include "railyard/report/trace_svg.hpp"
 #include "railyard/placement/allocator.hpp"
 
 namespace railyard::report {
@@ -472,6 +475,14 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
     for (const std::string& s : ctx.warnings) str_append(out, "  ", s, "\n");
   }
   return out;
+}
+
+// The fluid model's run of the derived settings (cc::validate_cc) as an SVG
+// plot of the queue and the senders' rates (report/trace_svg.hpp).
+[[nodiscard]] inline StatusOr<std::string> cc_fluid_svg(const cc::CcValidation& v) {
+  return trace_svg(v.derived.result, v.derived.red, v.scenario,
+                   str_cat("railyard cc: ", v.senders, " DCQCN senders into one ", v.link_gbps,
+                           " Gb/s port (derived settings)"));
 }
 
 }  // namespace railyard::report

@@ -13,6 +13,7 @@
 #include "railyard/report/json.hpp"
 #include "railyard/report/order_report.hpp"
 #include "railyard/report/place_report.hpp"
+#include "railyard/report/presets_report.hpp"
 #include "railyard/report/plan_report.hpp"
 #include "railyard/report/simulate_report.hpp"
 #include "railyard/report/spray_report.hpp"

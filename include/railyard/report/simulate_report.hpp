@@ -5,6 +5,7 @@
 //   std::string text = railyard::report::simulate_text(cluster.fabric, *r);
 //   std::string json = railyard::report::simulate_json(cluster.fabric, *r);
 //   std::string title = railyard::report::simulate_title(*r);  // one line, for plots
+//   auto svg = railyard::report::simulate_heatmap_svg(cluster.fabric, *r);  // link utilization
 //
 // Text: what ran (collective, algorithm, routing, QPs, channels, groups x ranks,
 // bytes), the simulated, analytic and lower-bound times with the bound's reason,
@@ -31,6 +32,7 @@
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
+#include "railyard/report/heatmap_svg.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -71,6 +73,16 @@ inline std::string_view simulate_tier_name(topology::LinkTier t) {
                  ", ", sim::routing_name(r.routing), " routing, ", r.groups, " x ", r.ranks,
                  r.ranks == 1 ? " rank, " : " ranks, ", format_bytes(r.bytes), ": ",
                  fixed(r.time_us, 1), " us");
+}
+
+// The run's link utilization as a heat map (report/heatmap_svg.hpp) titled
+// simulate_title(r) + ", link utilization"; needs r.link_utilization
+// (CollectiveSimOptions::keep_links).
+[[nodiscard]] inline StatusOr<std::string> simulate_heatmap_svg(const topology::Fabric& f,
+                                                                const sim::CollectiveReport& r) {
+  HeatmapOptions options;
+  options.title = str_cat(simulate_title(r), ", link utilization");
+  return heatmap_svg(f, r.link_utilization, options);
 }
 
 [[nodiscard]] inline std::string simulate_json(const topology::Fabric& f,

@@ -16,6 +16,7 @@
 //   // with base.src_port = *sport every hop picks the wanted candidate
 //
 //   auto table = MeasuredTableHash::parse("src_leaf_up 3 0xC001 17\n");
+//   auto model = parse_hash_model("hash", "table:measured.txt", /*seed=*/7);  // reads the file
 //
 // Models (all final, deterministic; pick() is noexcept and allocation-free):
 //   UniformRandomHash  an unknown vendor hash: an independent uniform draw per
@@ -42,12 +43,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "railyard/core/file.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/flow.hpp"
@@ -583,6 +586,33 @@ inline std::string MeasuredTableHash::to_text() const {
     if (all) return base.src_port;
   }
   return std::nullopt;
+}
+
+// A hash model by name, as `railyard spray --hash` takes it: crc32, crc32c
+// (Crc5TupleHash with that polynomial), qp (QpAwareHash), random
+// (UniformRandomHash) or table:FILE (a MeasuredTableHash read from FILE), each
+// seeded with `seed` (the CRC models and the table's fallback take its low 32
+// bits). Errors carry `field` with the whole name: an unknown model, a table file
+// that cannot be read, or the table's own line-numbered errors.
+[[nodiscard]] inline StatusOr<std::unique_ptr<HashModel>> parse_hash_model(std::string_view field,
+                                                                           std::string_view name,
+                                                                           uint64_t seed) {
+  const auto seed32 = static_cast<uint32_t>(seed);
+  if (name == "crc32") return std::make_unique<Crc5TupleHash>(seed32, CrcPolynomial::kCrc32);
+  if (name == "crc32c") return std::make_unique<Crc5TupleHash>(seed32, CrcPolynomial::kCrc32c);
+  if (name == "qp") return std::make_unique<QpAwareHash>(seed32);
+  if (name == "random") return std::make_unique<UniformRandomHash>(seed);
+  constexpr std::string_view kTable = "table:";
+  if (name.substr(0, kTable.size()) == kTable) {
+    std::string text;
+    if (const std::string_view problem = read_file_into(name.substr(kTable.size()), text);
+        !problem.empty())
+      return invalid_field(field, name, problem);
+    auto table = MeasuredTableHash::parse(text, seed32);
+    if (!table.ok()) return invalid_field(field, name, message_of(table.status()));
+    return std::make_unique<MeasuredTableHash>(*std::move(table));
+  }
+  return invalid_field(field, name, "unknown model (crc32, crc32c, qp, random, table:FILE)");
 }
 
 }  // namespace railyard::routing

@@ -7,6 +7,7 @@
 //   topology::Fabric fabric = topology::materialize(desc);
 //   routing::Crc5TupleHash crc(/*seed=*/7);
 //   NicPort a{HostId{0}, NicIndex{0}}, b{HostId{40}, NicIndex{0}};
+//   // or from text: NicPort b = *routing::parse_endpoint("dst", "40:0", desc);
 //   railyard::StatusOr<routing::SprayPlan> plan =
 //       routing::plan_connection(desc, fabric, a, b, /*qps=*/8, crc);
 //   // plan->qp[i].sport: program it with mlx5dv_modify_qp_udp_sport, or set
@@ -75,6 +76,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/ecmp_stats.hpp"
@@ -679,6 +681,27 @@ inline Status no_port_error(const SprayPlan& plan, int32_t i) {
   EcmpDecision buf[4];
   const int n = g.decisions(route, buf);
   return {buf, buf + n};
+}
+
+// The NIC port a GPU sends through, from "HOST:GPU" or "HOST:GPU:PLANE" (the
+// GPU's paired NIC; plane 0 unless given). Errors carry `field` and the whole
+// text: the shape, or a part outside the cluster ("src=0:8: gpu=8: must be
+// between 0 and 7").
+[[nodiscard]] inline StatusOr<NicPort> parse_endpoint(std::string_view field,
+                                                      std::string_view text,
+                                                      const topology::ClusterDescriptor<>& d) {
+  const std::vector<std::string_view> parts = split(text, ':');
+  if (text.empty() || parts.size() < 2 || parts.size() > 3)
+    return invalid_field(field, text, "expected HOST:GPU or HOST:GPU:PLANE");
+  auto host = parse_int_in("host", parts[0], 0, d.hosts() - 1);
+  auto gpu = parse_int_in("gpu", parts[1], 0, d.gpus_per_host() - 1);
+  auto plane = parts.size() == 3 ? parse_int_in("plane", parts[2], 0, d.planes() - 1)
+                                 : StatusOr<int64_t>(0);
+  for (const StatusOr<int64_t>* part : {&host, &gpu, &plane})
+    if (!part->ok()) return invalid_field(field, text, message_of(part->status()));
+  return NicPort{HostId{static_cast<int32_t>(*host)},
+                 d.nic_of_gpu(GpuIndex{static_cast<int32_t>(*gpu)}),
+                 PlaneId{static_cast<int32_t>(*plane)}};
 }
 
 // Plans `qps` QPs of the connection src -> dst under `model` (see the header

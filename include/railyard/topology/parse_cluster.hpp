@@ -29,22 +29,32 @@ namespace railyard::topology {
   for (const Preset& preset : kPresets)
     if (text == preset.name) return parse_cluster(preset.spec);
 
-  RAILYARD_ASSIGN_OR_RETURN(SpecReader reader, SpecReader::parse(text));
+  // The kind comes first: "h100-1024-2:1" is a mistyped preset (its ':' is the
+  // ratio's), not a spec whose entry '1' lacks '=', and a preset takes no keys.
+  const std::string_view kind = text.substr(0, text.find(':'));
   ClusterSpec s;
   bool known_kind = false;
   for (size_t k = 0; k < kKindNames.size(); ++k)
-    if (reader.kind() == kKindNames[k]) {
+    if (kind == kKindNames[k]) {
       s.kind = static_cast<Kind>(k);
       known_kind = true;
     }
-  if (!known_kind) {
+  if (!known_kind && !kind.empty()) {
+    for (const Preset& preset : kPresets)
+      if (kind == preset.name)
+        return with_field(invalid_argument_error(str_cat(
+                              "'", kind, "': a preset takes no keys; write its spec (",
+                              preset.spec, ") with the keys changed instead")),
+                          "kind", kind);
     std::string names;
     for (const Preset& preset : kPresets) str_append(names, names.empty() ? "" : ", ", preset.name);
-    return invalid_argument_error(str_cat("'", reader.kind(),
-                                              "': unknown cluster kind or preset (kinds: "
-                                              "rail_fat_tree, tor_fat_tree, rail_only; presets: ",
-                                              names, ")"));
+    return with_field(invalid_argument_error(str_cat("'", kind,
+                                                     "': unknown cluster kind or preset (kinds: ",
+                                                     join(kKindNames, ", "), "; presets: ", names,
+                                                     ")")),
+                      "kind", kind);
   }
+  RAILYARD_ASSIGN_OR_RETURN(SpecReader reader, SpecReader::parse(text));
   constexpr int64_t kMaxHosts = 1 << 20;
   auto as32 = [](int64_t v) { return static_cast<int32_t>(v); };
   RAILYARD_ASSIGN_OR_RETURN(int64_t hosts, reader.required_int("hosts", 1, kMaxHosts));

@@ -167,17 +167,20 @@ struct LinkSpeeds {
 // Builds the Fabric of a scheduler tree: one NIC-port node per host (named after
 // the host, owner = host index), switches named as in the tree at levels
 // leaf/spine/core, one cable per host and per parent-child pair. Errors: what
-// validate_tree() rejects, or a link speed that is not a positive finite number
-// (InvalidArgument naming host_gbps, leaf_up_gbps or spine_up_gbps and the value).
+// validate_tree() rejects, or a link speed that is not a positive number of at
+// most 10^7 Gb/s (InvalidArgument naming host_gbps, leaf_up_gbps or
+// spine_up_gbps and the value).
 [[nodiscard]] inline StatusOr<topology::Fabric> fabric_from_tree(const SwitchTree& tree,
                                                                        const LinkSpeeds& speeds) {
   // The speeds come from the user (flags, plugin options), not the file: a zero,
-  // negative or NaN capacity would reach every bandwidth figure as nonsense.
+  // negative or NaN capacity would reach every bandwidth figure as nonsense, and
+  // 10^7 Gb/s (10 Pb/s, thousands of times any link built) is a typo.
+  constexpr double kMaxGbps = 1e7;
   for (const auto& [key, gbps] :
        {std::pair{"host_gbps", speeds.host_gbps}, std::pair{"leaf_up_gbps", speeds.leaf_up_gbps},
         std::pair{"spine_up_gbps", speeds.spine_up_gbps}})
-    if (!(gbps > 0) || !std::isfinite(gbps))
-      return invalid_field(key, str_cat(gbps), "must be a positive, finite Gb/s");
+    if (!(gbps > 0) || !(gbps <= kMaxGbps))
+      return invalid_field(key, str_cat(gbps), "must be a positive Gb/s, at most 10^7");
   RAILYARD_RETURN_IF_ERROR(validate_tree(tree));
   using topology::LinkTier;
   using topology::Medium;

@@ -1,0 +1,179 @@
+// railyard cc — congestion-control settings derived from the fabric and the traffic.
+#include <optional>
+#include <string>
+
+#include "cli.hpp"
+#include "collective_input.hpp"
+#include "inputs.hpp"
+#include "railyard/cc/derive.hpp"
+#include "railyard/cc/incast.hpp"
+#include "railyard/cc/validate.hpp"
+#include "railyard/core/parse.hpp"
+#include "railyard/core/units.hpp"
+#include "railyard/placement/jobs.hpp"
+#include "railyard/report/cc_report.hpp"
+#include "railyard/topology/cluster.hpp"
+
+namespace railyard::cli {
+namespace {
+
+constexpr std::string_view kCcNeedsSpec =
+    "cc needs a cluster spec (--cluster): an imported topology has no cable lengths, switch "
+    "radix or NIC layout to derive the settings from";
+
+constexpr FlagUse kCcFlags[] = {{"cluster"},
+                                {"incast"},
+                                {"job"},
+                                {"hosts"},
+                                {"collective"},
+                                {"algorithm"},
+                                {"group"},
+                                {"jobs"},
+                                {"buffer-mb"},
+                                {"message-bytes"},
+                                {"simulate"},
+                                {"start-rate"},
+                                {"svg"},
+                                {"json"},
+                                refused("topology-conf", kCcNeedsSpec),
+                                refused("topology-csv", kCcNeedsSpec)};
+
+// Which flag an input derive_cc rejects came from: the incast from --incast, else
+// from the job's collective or step; the buffer from --buffer-mb, else from the
+// cluster's switches.
+constexpr FieldRoute kCcRoutes[] = {{"incast", {"incast", "collective", "job"}},
+                                    {"buffer_bytes", {"buffer-mb", "cluster"}},
+                                    {"message_bytes", {"message-bytes"}},
+                                    {"nic_gbps", {"cluster"}},
+                                    {"start_fraction", {"start-rate"}}};
+
+// Flags that need another one.
+Status check_cc_dependencies(const Invocation& inv) {
+  const Flags& flags = inv.flags;
+  for (std::string_view flag : {"hosts", "collective", "algorithm", "group"})
+    RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.given("job"),
+                                       "needs --job (e.g. --job tp=8,dp=16 --hosts 0-15)"));
+  for (std::string_view flag : {"algorithm", "group"})
+    RAILYARD_RETURN_IF_ERROR(
+        only_with(inv, flag, flags.given("collective"),
+                  "needs --collective (without it the incast is the job's whole training step)"));
+  for (std::string_view flag : {"start-rate", "svg"})
+    RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.boolean("simulate"),
+                                       "needs --simulate (the fluid model's run)"));
+  return ok_status();
+}
+
+// The incast of the job's collective (--collective) or training step, on
+// railyard's numbering of --hosts: the rule `railyard plan` applies per job.
+StatusOr<cc::Incast> derived_incast(const Flags& flags, const topology::ClusterDescriptor<>& d) {
+  std::optional<CollectiveInput> in;
+  if (flags.given("collective")) {
+    RAILYARD_ASSIGN_OR_RETURN(in, parse_collective_input(flags));
+  }
+  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d));
+  if (!in) return cc::job_incast(job.railyard);
+  RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, *in, job.railyard));
+  auto incast = cc::collective_incast(in->kind, in->algorithm, groups);
+  if (!incast.ok()) return flag_error(flags, "algorithm", incast.status());
+  return incast;
+}
+
+Outcome run_cc(const Invocation& inv) {
+  const Flags& flags = inv.flags;
+  RAILYARD_RETURN_IF_ERROR(check_cc_dependencies(inv));
+  cc::CcInputs in;
+  if (flags.given("incast")) in.incast = flags.int32("incast");
+  if (flags.given("buffer-mb")) {
+    auto mb = parse_decimal_in("buffer_mb", flags.text("buffer-mb"), 0,
+                               cc::kMaxBufferBytesPerPort / kBytesPerMB, "MB");
+    if (!mb.ok()) return flag_error(flags, "buffer-mb", mb.status());
+    in.buffer_bytes_per_port = *mb * kBytesPerMB;
+  }
+  if (flags.given("message-bytes")) {
+    auto size =
+        parse_size_in("message_bytes", flags.text("message-bytes"), 1, collective::kMaxBytes);
+    if (!size.ok()) return flag_error(flags, "message-bytes", size.status());
+    in.message_bytes = static_cast<double>(*size);
+  }
+  std::optional<double> given_start;
+  if (flags.given("start-rate")) {
+    auto given = parse_fraction("start_rate", flags.text("start-rate"));
+    if (!given.ok()) return flag_error(flags, "start-rate", given.status());
+    given_start = *given;
+  }
+  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
+
+  report::CcReportContext ctx;
+  ctx.cluster = std::string(flags.text("cluster"));
+  cc::Incast incast;  // where the incast comes from, for the senders' start rate
+  incast.senders = in.incast;
+  if (flags.given("job")) {
+    RAILYARD_ASSIGN_OR_RETURN(const cc::Incast derived, derived_incast(flags, d));
+    if (flags.given("incast")) {
+      ctx.incast_source =
+          str_cat("--incast (the job's own would be ", derived.senders, ": ", derived.source, ")");
+      incast.all_to_all = derived.all_to_all;
+    } else {
+      incast = derived;
+      in.incast = derived.senders;
+      ctx.incast_source = derived.source;
+    }
+  } else {
+    ctx.incast_source =
+        flags.given("incast") ? "--incast" : "default: give --incast N or --job PLAN";
+  }
+
+  // Tenants for per-QP rate limits, placed as `railyard place` places them.
+  std::optional<placement::PlaceResult> placed;
+  if (flags.given("jobs")) {
+    ctx.jobs = std::string(flags.text("jobs"));
+    auto result = placement::place_jobs(d, ctx.jobs, {});
+    if (!result.ok()) return flag_error(flags, "jobs", result.status());
+    placed = *std::move(result);
+    for (const placement::UnplacedJob& u : placed->unplaced)
+      ctx.warnings.push_back(
+          str_cat("--jobs: '", u.name, "' not placed, so no rate limit: ", u.reason));
+    in.tenants = placed->placed;
+  }
+
+  const topology::Cluster cluster{d, topology::materialize(d)};
+  auto plan = cc::derive_cc(cluster, in);
+  if (!plan.ok()) return routed_error(flags, kCcRoutes, plan.status(), "cc");
+
+  // The fluid model's check of the plan.
+  std::optional<cc::CcValidation> fluid;
+  if (flags.boolean("simulate")) {
+    const cc::StartRate rate = cc::start_rate(incast);
+    if (!given_start && !rate.reason.empty()) str_append(ctx.incast_source, "; ", rate.reason);
+    auto checked = cc::validate_cc(*plan, given_start.value_or(rate.fraction));
+    if (!checked.ok()) return routed_error(flags, kCcRoutes, checked.status(), "--simulate");
+    fluid = *std::move(checked);
+    if (flags.given("svg")) {
+      RAILYARD_ASSIGN_OR_RETURN(const std::string svg, report::cc_fluid_svg(*fluid));
+      RAILYARD_RETURN_IF_ERROR(write_flag_file(flags, "svg", svg));
+    }
+  }
+
+  const cc::CcValidation* fluid_ptr = fluid ? &*fluid : nullptr;
+  return Output(flags.boolean("json") ? report::cc_json(*plan, in, ctx, 2, fluid_ptr)
+                                      : report::cc_text(*plan, in, ctx, fluid_ptr),
+                placed && !placed->unplaced.empty() ? Exit::kNotPlaced : Exit::kOk);
+}
+
+}  // namespace
+
+const Subcommand kCc{
+    "cc",
+    "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
+    "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
+    "[--start-rate F] [--svg FILE]] [--json]",
+    "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate limits",
+    "The incast (line-rate senders into one port) is --incast, else the job's: with --collective, "
+    "that collective's in its groups (--group, else all ranks); without, the largest of the "
+    "job's training step (dp all-reduce, ep all-to-all, cp all-gather, tp all-reduce), the rule "
+    "'railyard plan' applies per job. Exit status 3 when some job of --jobs is not placed (it "
+    "gets no rate limit; the report warns).",
+    kCcFlags,
+    &run_cc};
+
+}  // namespace railyard::cli

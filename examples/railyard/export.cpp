@@ -1,0 +1,193 @@
+// railyard export — files for other tools (NCCL, Slurm, Kubernetes, launchers).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "inputs.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/export/csv_topology.hpp"
+#include "railyard/export/k8s_labels.hpp"
+#include "railyard/export/launchers.hpp"
+#include "railyard/export/nccl_xml.hpp"
+#include "railyard/export/slurm.hpp"
+#include "railyard/topology/node_names.hpp"
+
+namespace railyard::cli {
+namespace {
+
+constexpr FlagUse kExportFlags[] = {required("format"), {"cluster"},       {"topology-conf"},
+                                    {"topology-csv"},   {"host-gbps"},     {"leaf-up-gbps"},
+                                    {"spine-up-gbps"},  {"host"},          {"vm"},
+                                    {"gpu-busids"},     {"nic-busids"},    {"nccl-rail-plane"},
+                                    {"node-pattern"},   {"legacy-labels"}, {"job"},
+                                    {"hosts"},          {"order"},         {"master-port"},
+                                    {"cores-per-rank"}};
+
+// The formats that work on a switch tree (from the spec, or as imported).
+constexpr std::string_view kTreeFormats[] = {"slurm-tree", "slurm-block",      "slurm-yaml",
+                                             "k8s-labels", "k8s-label-script", "csv"};
+constexpr std::string_view kFormatList =
+    "nccl-xml, slurm-tree, slurm-block, slurm-yaml, k8s-labels, k8s-label-script, csv, "
+    "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron";
+
+bool is_launcher(std::string_view f) {
+  return std::find(exports::kLauncherFormats.begin(), exports::kLauncherFormats.end(), f) !=
+         exports::kLauncherFormats.end();
+}
+bool is_tree(std::string_view f) {
+  return std::find(std::begin(kTreeFormats), std::end(kTreeFormats), f) != std::end(kTreeFormats);
+}
+
+bool is_nccl_xml(std::string_view f) { return f == "nccl-xml"; }
+bool is_k8s(std::string_view f) { return f == "k8s-labels" || f == "k8s-label-script"; }
+bool takes_port(std::string_view f) { return f == "torchrun" || f == "rank-env"; }
+bool is_rankfile(std::string_view f) { return f == "rankfile"; }
+bool names_hosts(std::string_view f) { return is_tree(f) || (is_launcher(f) && f != "megatron"); }
+
+// Flags that only some formats read.
+struct FormatOnly {
+  std::string_view flag;
+  bool (*applies)(std::string_view format);
+  std::string_view why;
+};
+constexpr std::string_view kOnlyXml = "applies only to --format nccl-xml";
+constexpr std::string_view kOnlyLaunchers =
+    "applies only to the launcher formats (hostfile ... megatron)";
+constexpr FormatOnly kFormatOnly[] = {
+    {"host", &is_nccl_xml, kOnlyXml},
+    {"vm", &is_nccl_xml, kOnlyXml},
+    {"gpu-busids", &is_nccl_xml, kOnlyXml},
+    {"nic-busids", &is_nccl_xml, kOnlyXml},
+    {"nccl-rail-plane", &is_nccl_xml, kOnlyXml},
+    {"legacy-labels", &is_k8s, "applies only to --format k8s-labels or k8s-label-script"},
+    {"master-port", &takes_port, "applies only to --format torchrun or rank-env"},
+    {"cores-per-rank", &is_rankfile, "applies only to --format rankfile"},
+    {"job", &is_launcher, kOnlyLaunchers},
+    {"hosts", &is_launcher, kOnlyLaunchers},
+    {"order", &is_launcher, kOnlyLaunchers},
+    {"node-pattern", &names_hosts,
+     "applies only to the formats that name hosts: slurm-*, k8s-*, csv and the launcher formats "
+     "but megatron"},
+};
+
+constexpr FieldRoute kExportLaunchRoutes[] = {{"master_port", {"master-port"}},
+                                              {"cores_per_rank", {"cores-per-rank"}},
+                                              {"host_name", {"node-pattern"}}};
+constexpr FieldRoute kXmlRoutes[] = {
+    {"host", {"host"}}, {"gpu_busids", {"gpu-busids"}}, {"nic_busids", {"nic-busids"}}};
+
+std::vector<std::string> comma_list(const Flags& flags, std::string_view flag) {
+  std::vector<std::string> out;
+  if (flags.given(flag))
+    for (std::string_view part : split(flags.text(flag), ',')) out.emplace_back(part);
+  return out;
+}
+
+StatusOr<topology::NodeNamer> node_namer(const Flags& flags,
+                                         const topology::ClusterDescriptor<>& d) {
+  auto namer = topology::NodeNamer::parse(flags.text("node-pattern"));
+  if (!namer.ok()) return flag_error(flags, "node-pattern", namer.status());
+  if (Status s = namer->check(d); !s.ok()) return flag_error(flags, "node-pattern", s);
+  return namer;
+}
+
+Outcome launcher_file(const Invocation& inv, const topology::ClusterDescriptor<>& d,
+                      const exports::LaunchOptions& options) {
+  const Flags& flags = inv.flags;
+  RAILYARD_ASSIGN_OR_RETURN(JobInput job, load_job(flags, d));
+  RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
+  RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, node_namer(flags, d));
+  auto out = exports::launcher_file(flags.text("format"), *chosen, namer.names(d), options);
+  if (!out.ok())
+    return routed_error(flags, kExportLaunchRoutes, out.status(), shown(flags, "format"));
+  return Output(*std::move(out));
+}
+
+Outcome nccl_xml(const Flags& flags, const topology::ClusterDescriptor<>& d) {
+  exports::NcclXmlOptions options;
+  options.host = flags.int32("host");
+  options.vm = flags.boolean("vm");
+  options.rail_plane = flags.boolean("nccl-rail-plane");
+  options.gpu_busids = comma_list(flags, "gpu-busids");
+  options.nic_busids = comma_list(flags, "nic-busids");
+  auto xml = exports::nccl_topology_xml(d, options);
+  if (!xml.ok()) return routed_error(flags, kXmlRoutes, xml.status(), shown(flags, "format"));
+  return Output(*std::move(xml));
+}
+
+// The scheduler formats: the switch tree from the spec (host names from
+// --node-pattern) or as read from the file.
+Outcome tree_file(const Flags& flags, const Source& src) {
+  const std::string_view format = flags.text("format");
+  topology::SwitchTree tree;
+  if (src.descriptor) {
+    RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, node_namer(flags, *src.descriptor));
+    auto built = topology::switch_tree(*src.descriptor, namer);
+    if (!built.ok()) return flag_error(flags, "node-pattern", built.status());
+    tree = *std::move(built);
+  } else {
+    tree = *src.tree;
+  }
+  if (format == "slurm-tree") return Output(exports::slurm_topology_conf(tree));
+  if (format == "slurm-block") return Output(exports::slurm_block_conf(tree, *src.descriptor));
+  if (format == "slurm-yaml") return Output(exports::slurm_topology_yaml(tree, *src.descriptor));
+  StatusOr<std::string> out = std::string();
+  if (format == "csv") {
+    out = exports::csv_topology_from_tree(tree);
+  } else {
+    exports::K8sLabelOptions options;
+    options.legacy_labels = flags.boolean("legacy-labels");
+    const std::vector<std::string> domains =
+        src.descriptor ? exports::nvlink_domain_names(*src.descriptor) : std::vector<std::string>{};
+    out = format == "k8s-labels" ? exports::k8s_labels_yaml(tree, domains, options)
+                                 : exports::k8s_label_script(tree, domains, options);
+  }
+  if (!out.ok()) return flag_error(flags, "format", out.status());
+  return Output(*std::move(out));
+}
+
+Outcome run_export(const Invocation& inv) {
+  const Flags& flags = inv.flags;
+  const std::string_view format = flags.text("format");
+  const bool launcher = is_launcher(format);
+  if (!launcher && !is_tree(format) && format != "nccl-xml")
+    return usage_error(
+        str_cat(shown(flags, "format"), ": unknown format (one of ", kFormatList, ")"));
+  // Values first (an out-of-range port is wrong whatever the format), then which
+  // flags this format reads.
+  const exports::LaunchOptions options{flags.int32("master-port"), flags.int32("cores-per-rank")};
+  if (Status s = exports::check_launch_options(options); !s.ok())
+    return routed_error(flags, kExportLaunchRoutes, s, "export");
+  for (const FormatOnly& f : kFormatOnly)
+    RAILYARD_RETURN_IF_ERROR(only_with(inv, f.flag, f.applies(format), f.why));
+  if (launcher && !flags.given("job"))
+    return usage_error(str_cat("export: --job is required for ", shown(flags, "format"),
+                               " (e.g. --job tp=8,pp=4,dp=32)"));
+
+  RAILYARD_ASSIGN_OR_RETURN(Source src, load_source(inv));
+  RAILYARD_RETURN_IF_ERROR(
+      only_with(inv, "node-pattern", src.descriptor.has_value(),
+                "applies only to a cluster spec (an imported topology names its hosts)"));
+  const bool needs_spec =
+      launcher || format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
+  if (needs_spec && !src.descriptor)
+    return usage_error(
+        str_cat(shown(flags, "format"), ": needs a cluster spec (--cluster), not ", src.origin));
+  if (launcher) return launcher_file(inv, *src.descriptor, options);
+  if (format == "nccl-xml") return nccl_xml(flags, *src.descriptor);
+  return tree_file(flags, src);
+}
+
+}  // namespace
+
+const Subcommand kExport{
+    "export",
+    "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--host H] "
+    "[--vm] [--node-pattern P] [--legacy-labels] [--job PLAN [--hosts LIST] [--order O]]",
+    "files for other tools: NCCL topology XML, Slurm, Kubernetes, CSV, launcher files",
+    "",
+    kExportFlags,
+    &run_export};
+
+}  // namespace railyard::cli

@@ -1,0 +1,446 @@
+// railyard CLI — the flag table, the argv parser and the error rendering (flags.hpp).
+#include "flags.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "railyard/core/parse.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/topology/cluster_spec.hpp"
+#include "railyard/topology/node_names.hpp"
+
+namespace railyard::cli {
+namespace {
+
+constexpr std::string_view kClusterHelp =
+    "the cluster, as a preset name or a spec KIND:key=value,... with KIND one of rail_fat_tree, "
+    "tor_fat_tree, rail_only and keys hosts (required), gpus_per_host, nics_per_host, nic_gbps, "
+    "hosts_per_su, switch_radix, oversub, tiers, sus_per_pod, pod_oversub, scale_up, "
+    "nvlink_gbps, planes, switch_layout (docs/cluster-spec.md). Example: "
+    "--cluster=rail_fat_tree:hosts=256,oversub=2:1 (256 hosts, 2:1 leaf oversubscription). "
+    "Presets: h100-1024, h100-1024-2to1, h100-1024-tor, h100-1024-railonly, "
+    "h100-1024-dualplane, gb200-nvl72-576, h100-16k-3tier, h100-128k-3tier (see 'railyard "
+    "presets').";
+
+// The help text above names every preset; keep it so when presets are added.
+consteval bool cluster_help_names_every_preset() {
+  for (const topology::Preset& preset : topology::kPresets)
+    if (kClusterHelp.find(preset.name) == std::string_view::npos) return false;
+  return true;
+}
+static_assert(cluster_help_names_every_preset(),
+              "kClusterHelp must name every preset of railyard::topology::kPresets");
+
+using K = FlagKind;
+constexpr FlagQuote kSpec = FlagQuote::kSpec;
+
+// Help texts say which subcommands use the flag; examples are one invocation.
+constexpr std::array<FlagSpec, 42> kFlagTable = {{
+    {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
+     "--cluster=h100-16k-3tier", kSpec},
+    {"src", K::kText, "HOST:GPU", "",
+     "spray: the source GPU as HOST:GPU (or HOST:GPU:PLANE on multi-plane clusters); its paired "
+     "NIC sends.",
+     "--src 0:3"},
+    {"dst", K::kText, "HOST:GPU", "", "spray: the destination GPU as HOST:GPU[:PLANE].",
+     "--dst 40:3"},
+    {"qps", K::kInt, "K", "8",
+     "spray: queue pairs for the connection, 1..256 (default 8); simulate: queue pairs per "
+     "connection, 1..256 (default 1).",
+     "--qps 16"},
+    {"hash", K::kText, "MODEL", "crc32",
+     "spray: the switches' ECMP hash: crc32, crc32c (5-tuple CRC with per-switch seeds), qp (also "
+     "hashes the destination QP), random (unknown hash: expected statistics only) or table:FILE "
+     "(measured 'kind switch sport uplink' lines).",
+     "--hash qp"},
+    {"down", K::kText, "LINKS", "",
+     "spray, simulate: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
+     "whole switch leaf<L>|spine<S>|core<C>, each optionally @fraction for degraded.",
+     "--down leaf0/3,spine2,leaf0/5@0.5"},
+    {"jobs", K::kText, "LIST", "",
+     "place, cc: tenant jobs to place in order on an empty cluster, ';'-separated "
+     "name:key=value lists with gpus (required, whole hosts) and tenant (default: the name); cc "
+     "derives per-QP rate limits for them. plan: the mix to place on the busy cluster, in order; "
+     "the keys may also be a parallelism plan's (tp, cp, ep, dp, pp, order, <dim>_bytes; gpus "
+     "then defaults to the plan's world, and a job with gpus only gets tp=GPUs per host); names "
+     "are letters, digits, '.', '_', '-'. Default for plan: "
+     "ft-a:tp=8,dp=8;ft-b:tp=4,dp=8;ft-c:tp=8,dp=2;moe:tp=4,ep=8,dp=8;pretrain:tp=8,pp=4,dp=16; "
+     "a mix with plans: \"llm:tp=8,pp=2,dp=8;ft:gpus=64,tenant=lab2\".",
+     "--jobs \"pretrain:gpus=512;moe:gpus=256,tenant=lab2;ft:gpus=64\"", kSpec},
+    {"policy", K::kText, "POLICY", "best_fit",
+     "place: best_fit (smallest level that holds the job: one SU, then one pod), first_fit "
+     "(lowest free host ids) or random (seeded by --seed).",
+     "--policy first_fit"},
+    {"trace", K::kText, "FILE", "",
+     "replay: a job trace CSV with a header and rows time,name,gpus,duration (seconds), replayed "
+     "under every policy. plan: the cluster's busy state: the trace is replayed under first_fit "
+     "up to its last arrival and the jobs running then hold their hosts while the mix is placed "
+     "(default: jobs job0029-job0068 of tests/data/job_trace.csv, embedded).",
+     "--trace tests/data/job_trace.csv"},
+    {"seed", K::kUint, "N", "1",
+     "place --policy random: seed of the random policy; replay: of its random policy; spray: of "
+     "the switches' hash; simulate --routing ecmp or spray: of the ECMP and spray hashes; plan: "
+     "of the naive side's ECMP hash.",
+     "--seed 7"},
+    {"master-port", K::kInt, "PORT", "29500",
+     "export --format torchrun or rank-env, plan --out: the rendezvous port, 1..65535.",
+     "--master-port 29400"},
+    {"cores-per-rank", K::kInt, "N", "1",
+     "export --format rankfile, plan --out: CPU cores each rank binds to (slot=<first>-<last>), "
+     "1..4096.",
+     "--cores-per-rank 12"},
+    {"job", K::kText, "PLAN", "",
+     "order, simulate, cc, launcher formats of export: the job's parallelism plan: tp, cp, ep, "
+     "dp, pp sizes (product = GPUs), optional order=tp-cp-ep-dp-pp (Megatron, first = fastest) "
+     "and <dim>_bytes=SIZE (bytes per rank per step).",
+     "--job tp=8,pp=4,dp=32", kSpec},
+    {"hosts", K::kText, "LIST", "",
+     "order, simulate, cc, launcher formats of export (with --job): the hosts the job was given "
+     "(ids, ranges), in the order a launcher would use them; default: the first hosts of the "
+     "cluster.",
+     "--hosts 0-15,32-47"},
+    {"order", K::kText, "railyard|naive", "railyard",
+     "order, simulate, launcher formats of export: which numbering to use: railyard (grouped "
+     "hosts, best order string) or naive (hosts as given, the plan's order string).",
+     "--order naive"},
+    {"json", K::kBool, "", "false",
+     "print one JSON object on stdout instead of the text report (--json=true too; --nojson "
+     "turns it off).",
+     "railyard describe --json"},
+    {"format", K::kText, "FORMAT", "",
+     "export: the file to write on stdout: nccl-xml (NCCL_TOPO_FILE for one host), slurm-tree "
+     "(topology.conf, topology/tree), slurm-block (topology.conf, topology/block), slurm-yaml "
+     "(topology.yaml, Slurm 25.05+), k8s-labels (node labels and a Kueue Topology, YAML), "
+     "k8s-label-script (kubectl label commands), csv (host,leaf,spine[,core]); for --job: "
+     "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron.",
+     "--format slurm-tree"},
+    {"host", K::kInt, "H", "0", "export --format nccl-xml: the host whose topology file to write.",
+     "--host 3"},
+    {"vm", K::kBool, "", "false",
+     "export --format nccl-xml: write the skeleton NCCL needs inside a VM (CPU/NUMA nodes, PCIe "
+     "switches with bus ids in domain ffff, bare GPU/NIC functions).",
+     "--vm"},
+    {"gpu-busids", K::kText, "LIST", "",
+     "export --format nccl-xml: the host's real GPU bus ids in GPU order, comma-separated, "
+     "replacing the generated ones.",
+     "--gpu-busids=0001:00:00.0,0002:00:00.0,..."},
+    {"nic-busids", K::kText, "LIST", "",
+     "export --format nccl-xml: the host's real NIC bus ids in NIC order, comma-separated.",
+     "--nic-busids=0101:00:00.0,..."},
+    {"nccl-rail-plane", K::kBool, "", "true",
+     "export --format nccl-xml: write rail= and plane= on each <net> (NCCL >= 2.30; they must "
+     "match NCCL_IB_HCA name:port:rail:plane, or NCCL refuses the file).",
+     "--no-nccl-rail-plane"},
+    {"node-pattern", K::kText, "PATTERN", topology::kDefaultNodePattern,
+     "export (slurm-*, k8s-*, csv and launcher formats, from --cluster), plan --out: host names "
+     "from a pattern with {host}, {su}, {pod}, {slot} (host in its SU) and {domain}; {x:0N} "
+     "zero-pads to at least N digits (more when needed, so names sort in topology order).",
+     "--node-pattern \"gpu-{su:02}-{slot:03}\""},
+    {"legacy-labels", K::kBool, "", "false",
+     "export --format k8s-labels or k8s-label-script: also write the older "
+     "network.topology.nvidia.com/* keys.",
+     "--legacy-labels"},
+    {"topology-conf", K::kText, "FILE", "",
+     "describe, export: read the cluster from a Slurm topology.conf (topology/tree) instead of "
+     "--cluster; link speeds from --host-gbps, --leaf-up-gbps, --spine-up-gbps.",
+     "--topology-conf /etc/slurm/topology.conf"},
+    {"topology-csv", K::kText, "FILE", "",
+     "describe, export: read the cluster from a CSV of host,leaf,spine[,core] rows instead of "
+     "--cluster.",
+     "--topology-csv dump.csv"},
+    {"host-gbps", K::kDecimal, "GBPS", "400",
+     "with --topology-conf or --topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
+     "LinkSpeed).",
+     "--host-gbps 400"},
+    {"leaf-up-gbps", K::kDecimal, "GBPS", "400",
+     "with --topology-conf or --topology-csv: leaf-spine link speed in Gb/s.",
+     "--leaf-up-gbps 400"},
+    {"spine-up-gbps", K::kDecimal, "GBPS", "400",
+     "with --topology-conf or --topology-csv: spine-core link speed in Gb/s.",
+     "--spine-up-gbps 800"},
+    {"collective", K::kText, "KIND", "",
+     "simulate: the collective: allreduce, allgather, reducescatter or alltoall; cc (with --job): "
+     "the collective whose incast to derive, instead of the job's whole training step.",
+     "--collective allreduce"},
+    {"bytes", K::kText, "SIZE", "",
+     "simulate: the collective's size S per group (nccl-tests convention: the all-reduce buffer, "
+     "the all-gather output, each rank's all-to-all send buffer), 1 byte to 2^50; plain bytes or "
+     "KiB MiB GiB TiB (K M G T: powers of 1000).",
+     "--bytes 256MiB"},
+    {"group", K::kText, "DIM", "",
+     "simulate, cc --collective: run the collective in every group of this parallel dimension at "
+     "once (tp, cp, ep, dp or pp) instead of over all ranks of the job; its groups must hold more "
+     "than one rank.",
+     "--group dp"},
+    {"algorithm", K::kText, "ALGO", "",
+     "simulate, cc --collective: ring, tree (double binary tree; allreduce), hierarchical "
+     "(allreduce), pairwise or rail_aligned (alltoall); default ring, or pairwise for alltoall.",
+     "--algorithm rail_aligned"},
+    {"routing", K::kText, "ecmp|planned|spray", "planned",
+     "simulate: how network flows find paths: ecmp (each QP hashed at every switch), planned "
+     "(railyard assigns paths, least loaded link first) or spray (a spraying plan per "
+     "connection).",
+     "--routing ecmp"},
+    {"channels", K::kInt, "C", "0",
+     "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use.",
+     "--channels 4"},
+    {"svg", K::kText, "FILE", "",
+     "simulate: also write a heat map of link utilization to this SVG file; cc --simulate: the "
+     "fluid model's queue and rate traces (derived settings).",
+     "--svg out.svg"},
+    {"incast", K::kInt, "N", "",
+     "cc: line-rate senders into one switch port at once, 1..65536; default: derived from --job "
+     "(and --collective), else 1.",
+     "--incast 16"},
+    {"buffer-mb", K::kText, "MB", "",
+     "cc: switch buffer one congested port may hold, in MB (10^6 bytes), more than 0 and at most "
+     "10^6, at least one BDP; default: derived from the switch (160 MB per 51.2 Tb/s, half of it "
+     "per port).",
+     "--buffer-mb 16"},
+    {"message-bytes", K::kText, "SIZE", "",
+     "cc: bytes a connection moves per message (e.g. a ring chunk), for the QP count, 1 byte to "
+     "2^50; default NCCL's 4 MiB buffer; same units as --bytes.",
+     "--message-bytes 1MiB"},
+    {"simulate", K::kBool, "", "false",
+     "cc: run the DCQCN fluid model on the derived settings and on the vendor defaults (incast "
+     "senders into one port, 20 ms) and report queue, utilization, settling.",
+     "railyard cc --incast 8 --simulate"},
+    {"start-rate", K::kText, "FRACTION", "",
+     "cc --simulate: the senders' starting rate as a fraction of line rate, (0, 1], a decimal or "
+     "a/b; default 1 (a synchronized burst), or 1/N when the incast comes from an all-to-all "
+     "(each sender splits its NIC over N peers).",
+     "--start-rate 1/8"},
+    {"out", K::kText, "DIR", "",
+     "plan: also write every artifact under this directory (created if missing): plan.json, "
+     "topo/<host>.xml (NCCL_TOPO_FILE), slurm/topology.conf and topology.yaml, k8s/labels.yaml, "
+     "jobs/<job>/{hostfile,rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf}, "
+     "heatmap/{naive,railyard}.svg and a README.txt.",
+     "--out plan-out"},
+}};
+
+// Names are typed with hyphens; the table must use them too.
+consteval bool names_use_hyphens() {
+  for (const FlagSpec& f : kFlagTable)
+    if (f.name.find('_') != std::string_view::npos) return false;
+  return true;
+}
+static_assert(names_use_hyphens(), "flag names are spelled with '-', as users type them");
+
+std::string canonical(std::string_view name) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
+// Booleans as Abseil's flags took them (case-insensitive).
+std::optional<bool> parse_bool(std::string_view text) {
+  const std::string v = to_lower(text);
+  for (std::string_view t : {"1", "t", "true", "y", "yes"})
+    if (v == t) return true;
+  for (std::string_view f : {"0", "f", "false", "n", "no"})
+    if (v == f) return false;
+  return std::nullopt;
+}
+
+// The value checked for the flag's kind; the error names the flag.
+Status check_kind(const FlagSpec& f, std::string_view value) {
+  auto as_flag_error = [&](const Status& s) {
+    return s.ok() ? s : usage_error(str_cat("--", message_of(s)));
+  };
+  switch (f.kind) {
+    case FlagKind::kBool:
+      if (parse_bool(value)) return ok_status();
+      return usage_error(str_cat("--", f.name, "=", value,
+                                 ": not a boolean (use true or false, or --", f.name, " / --no",
+                                 f.name, ")"));
+    case FlagKind::kText:
+      if (!value.empty()) return ok_status();
+      return usage_error(str_cat("--", f.name, "=: the value is empty (give ", f.metavar, ", e.g. ",
+                                 f.example, ")"));
+    case FlagKind::kInt:
+      return as_flag_error(parse_signed_int_in(f.name, value, std::numeric_limits<int32_t>::min(),
+                                               std::numeric_limits<int32_t>::max())
+                               .status());
+    case FlagKind::kUint:
+      return as_flag_error(parse_uint(f.name, value).status());
+    case FlagKind::kDecimal:
+      return as_flag_error(parse_decimal(f.name, value).status());
+  }
+  return ok_status();
+}
+
+bool field_matches(std::string_view pattern, std::string_view field) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return field.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
+  return canonical(pattern) == canonical(field);
+}
+
+[[noreturn]] void undeclared(std::string_view name) {
+  throw std::logic_error(str_cat("flag --", name, " is not declared for this subcommand"));
+}
+
+}  // namespace
+
+std::span<const FlagSpec> flag_table() { return kFlagTable; }
+
+const FlagSpec* find_flag(std::string_view name) {
+  const std::string c = canonical(name);
+  for (const FlagSpec& f : kFlagTable)
+    if (f.name == c) return &f;
+  return nullptr;
+}
+
+StatusOr<CommandLine> parse_command_line(std::span<const std::string_view> args) {
+  CommandLine cl;
+  bool flags_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      cl.positionals.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    if (arg.substr(0, 2) != "--")
+      return usage_error(str_cat("unknown flag '", arg, "' (try 'railyard --help')"));
+    const std::string_view body = arg.substr(2);
+    const size_t eq = body.find('=');
+    const bool has_value = eq != std::string_view::npos;
+    const std::string typed(body.substr(0, eq));
+    const std::string_view value = has_value ? body.substr(eq + 1) : std::string_view();
+
+    // --nojson, --no-legacy-labels, --nolegacy_labels.
+    const FlagSpec* flag = find_flag(typed);
+    bool negated = false;
+    if (flag == nullptr && typed.substr(0, 2) == "no") {
+      const std::string_view rest =
+          std::string_view(typed).substr(typed[2] == '-' || typed[2] == '_' ? 3 : 2);
+      if (const FlagSpec* f = find_flag(rest); f != nullptr && f->kind == FlagKind::kBool) {
+        flag = f;
+        negated = true;
+      }
+    }
+    if (flag == nullptr)
+      return usage_error(str_cat("unknown flag '--", typed, "' (try 'railyard --help')"));
+
+    std::string text;
+    if (flag->kind == FlagKind::kBool) {
+      if (negated && has_value)
+        return usage_error(str_cat("--no", flag->name, ": takes no value (got '", value, "')"));
+      RAILYARD_RETURN_IF_ERROR(check_kind(*flag, has_value ? value : "true"));
+      text = negated ? "false" : has_value ? (*parse_bool(value) ? "true" : "false") : "true";
+    } else {
+      if (!has_value && i + 1 >= args.size())
+        return usage_error(str_cat("--", flag->name, ": missing value"));
+      text = has_value ? std::string(value) : std::string(args[++i]);
+      RAILYARD_RETURN_IF_ERROR(check_kind(*flag, text));
+    }
+    cl.values.push_back({flag, std::move(text)});
+  }
+  return cl;
+}
+
+Flags::Flags(std::vector<FlagValue> given, std::span<const FlagUse> uses)
+    : given_(std::move(given)), uses_(uses) {}
+
+const FlagUse* Flags::use(std::string_view name) const {
+  for (const FlagUse& u : uses_)
+    if (u.name == name) return &u;
+  return nullptr;
+}
+
+bool Flags::given(std::string_view name) const {
+  if (use(name) == nullptr) undeclared(name);
+  return std::any_of(given_.begin(), given_.end(),
+                     [&](const FlagValue& v) { return v.spec->name == name; });
+}
+
+std::string_view Flags::text(std::string_view name) const {
+  const FlagUse* u = use(name);
+  if (u == nullptr) undeclared(name);
+  for (auto it = given_.rbegin(); it != given_.rend(); ++it)
+    if (it->spec->name == name) return it->text;
+  if (!u->fallback.empty()) return u->fallback;
+  const FlagSpec* spec = find_flag(name);
+  return spec == nullptr ? std::string_view() : spec->fallback;
+}
+
+bool Flags::boolean(std::string_view name) const {
+  const std::optional<bool> b = parse_bool(text(name));
+  if (!b) undeclared(name);
+  return *b;
+}
+
+int32_t Flags::int32(std::string_view name) const {
+  auto v = parse_signed_int_in(name, text(name), std::numeric_limits<int32_t>::min(),
+                               std::numeric_limits<int32_t>::max());
+  if (!v.ok()) undeclared(name);  // checked when given; defaults are valid
+  return static_cast<int32_t>(*v);
+}
+
+uint64_t Flags::uint64(std::string_view name) const {
+  auto v = parse_uint(name, text(name));
+  if (!v.ok()) undeclared(name);
+  return *v;
+}
+
+double Flags::decimal(std::string_view name) const {
+  auto v = parse_decimal(name, text(name));
+  if (!v.ok()) undeclared(name);
+  return *v;
+}
+
+Status usage_error(std::string_view message) { return invalid_argument_error(message); }
+
+Status as_input_error(const Status& s) {
+  if (s.ok()) return s;
+  const Status out = invalid_argument_error(message_of(s));
+  const std::optional<FieldError> f = error_field(s);
+  return f ? with_field(out, f->field, f->value) : out;
+}
+
+std::string shown(const Flags& flags, std::string_view name) {
+  return str_cat("--", name, "=", flags.text(name));
+}
+
+Status flag_error(const Flags& flags, std::string_view flag, const Status& s) {
+  if (s.ok() || s.code() != StatusCode::kInvalidArgument) return s;
+  const FlagSpec* spec = find_flag(flag);
+  if (spec == nullptr) undeclared(flag);
+  if (spec->quote == FlagQuote::kSpec)
+    return usage_error(str_cat("--", spec->name, ": ", message_of(s)));
+  const std::string_view typed = flags.text(spec->name);
+  const std::optional<FieldError> f = error_field(s);
+  if (f && canonical(f->field) == spec->name) {
+    const bool part = !f->value.empty() && typed.find(f->value) != std::string_view::npos;
+    return usage_error(str_cat("--", spec->name, "=", part ? std::string_view(f->value) : typed,
+                               ": ", error_problem(s)));
+  }
+  return usage_error(str_cat("--", spec->name, "=", typed, ": ", message_of(s)));
+}
+
+Status routed_error(const Flags& flags, std::span<const FieldRoute> routes, const Status& s,
+                    std::string_view fallback) {
+  if (s.ok() || s.code() != StatusCode::kInvalidArgument) return s;
+  if (const std::optional<FieldError> f = error_field(s))
+    for (const FieldRoute& route : routes) {
+      if (!field_matches(route.field, f->field)) continue;
+      std::string_view pick;
+      for (std::string_view candidate : route.flags) {
+        if (candidate.empty()) continue;
+        pick = candidate;
+        if (flags.given(candidate)) break;
+      }
+      return flag_error(flags, pick, s);
+    }
+  return usage_error(str_cat(fallback, ": ", message_of(s)));
+}
+
+}  // namespace railyard::cli

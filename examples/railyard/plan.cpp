@@ -1,0 +1,162 @@
+// railyard plan — the whole pipeline on a tenant mix (pipeline/plan.hpp), and
+// with --out every file it recommends.
+#include "railyard/pipeline/plan.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "cli.hpp"
+#include "inputs.hpp"
+#include "railyard/core/strings.hpp"
+#include "railyard/export/launchers.hpp"
+#include "railyard/export/plan_files.hpp"
+#include "railyard/placement/replay.hpp"
+#include "railyard/report/plan_report.hpp"
+#include "railyard/topology/cluster.hpp"
+#include "railyard/topology/node_names.hpp"
+
+namespace railyard::cli {
+namespace {
+
+constexpr FlagUse kPlanFlags[] = {{"cluster"},      {"jobs"},           {"trace"},
+                                  {"seed"},         {"json"},           {"out"},
+                                  {"node-pattern"}, {"cores-per-rank"}, {"master-port"}};
+
+constexpr FieldRoute kPlanLaunchRoutes[] = {{"master_port", {"master-port"}},
+                                            {"cores_per_rank", {"cores-per-rank"}}};
+
+// Progress notes on stderr, only when it is a terminal (tests compare stderr).
+class PlanProgress {
+ public:
+  PlanProgress() : on_(isatty(fileno(stderr)) == 1) {}
+  ~PlanProgress() { show(""); }
+  PlanProgress(const PlanProgress&) = delete;
+  PlanProgress& operator=(const PlanProgress&) = delete;
+
+  void show(std::string_view note) {
+    if (!on_) return;
+    // Carriage return and erase-line: each note replaces the last one.
+    const std::string line =
+        note.empty() ? std::string("\r\033[K") : str_cat("\r\033[Kplan: ", note, " ...");
+    (void)std::fwrite(line.data(), 1, line.size(), stderr);
+    (void)std::fflush(stderr);
+  }
+  [[nodiscard]] bool on() const { return on_; }
+
+ private:
+  bool on_;
+};
+
+StatusOr<pipeline::PlanScenario> plan_scenario(const Flags& flags,
+                                               const topology::ClusterDescriptor<>& d) {
+  pipeline::PlanScenario s;
+  s.cluster = std::string(flags.text("cluster"));
+  const bool own_jobs = flags.given("jobs");
+  auto jobs =
+      pipeline::parse_plan_jobs(own_jobs ? flags.text("jobs") : pipeline::kDefaultPlanJobs, d);
+  if (!jobs.ok())
+    return own_jobs ? flag_error(flags, "jobs", jobs.status())
+                    : usage_error(str_cat(shown(flags, "cluster"),
+                                          ": the default mix does not suit this cluster (",
+                                          message_of(jobs.status()), "); give --jobs"));
+  s.jobs = *std::move(jobs);
+  if (flags.given("trace")) {
+    RAILYARD_ASSIGN_OR_RETURN(const std::string text, read_flag_file(flags, "trace"));
+    auto trace = placement::parse_job_trace(text);
+    if (!trace.ok()) return flag_error(flags, "trace", trace.status());
+    s.background = *std::move(trace);
+    s.background_source = str_cat("--trace ", flags.text("trace"));
+  } else {
+    RAILYARD_ASSIGN_OR_RETURN(s.background,
+                              placement::parse_job_trace(pipeline::kDefaultPlanTrace));
+    s.background_source = std::string(pipeline::kDefaultPlanTraceSource);
+  }
+  return s;
+}
+
+Outcome run_plan(const Invocation& inv) {
+  const Flags& flags = inv.flags;
+  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
+  RAILYARD_ASSIGN_OR_RETURN(const pipeline::PlanScenario s, plan_scenario(flags, d));
+
+  // What --out needs, checked before the long part: values first, then that the
+  // file flags come with --out, then a directory that can be made.
+  exports::PlanFilesOptions files_options;
+  files_options.node_pattern = std::string(flags.text("node-pattern"));
+  files_options.launch = {flags.int32("master-port"), flags.int32("cores-per-rank")};
+  files_options.seed = flags.uint64("seed");
+  {
+    auto namer = topology::NodeNamer::parse(files_options.node_pattern);
+    if (!namer.ok()) return flag_error(flags, "node-pattern", namer.status());
+    if (Status st = namer->check(d); !st.ok()) return flag_error(flags, "node-pattern", st);
+  }
+  if (Status st = exports::check_launch_options(files_options.launch); !st.ok())
+    return routed_error(flags, kPlanLaunchRoutes, st, "plan");
+  const bool out = flags.given("out");
+  for (std::string_view flag : {"node-pattern", "master-port", "cores-per-rank"})
+    RAILYARD_RETURN_IF_ERROR(
+        only_with(inv, flag, out, "needs --out (it shapes the files --out writes)"));
+  if (out)
+    if (Status st = exports::write_plan_files(flags.text("out"), {}); !st.ok())
+      return flag_error(flags, "out", st);
+
+  PlanProgress progress;
+  pipeline::PlanOptions options;
+  options.seed = files_options.seed;
+  if (progress.on()) options.progress = [&progress](std::string_view note) { progress.show(note); };
+  progress.show("building the fabric");
+  const topology::Cluster cluster{d, topology::materialize(d)};
+  auto result = pipeline::run_plan(cluster, s, options);
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kResourceExhausted)
+      return usage_error(str_cat("plan: ", message_of(result.status())));
+    return routed_error(flags, {}, result.status(), "plan");
+  }
+
+  std::string files_line;
+  if (out) {
+    progress.show(str_cat("writing the files to ", flags.text("out")));
+    auto files = exports::plan_files(cluster, *result, files_options);
+    if (!files.ok()) return flag_error(flags, "out", files.status());
+    if (Status st = exports::write_plan_files(flags.text("out"), *files); !st.ok())
+      return flag_error(flags, "out", st);
+    files_line = exports::plan_files_summary(flags.text("out"), *files);
+  }
+  progress.show("");
+  const Exit exit = result->placed_jobs() == static_cast<int32_t>(result->jobs.size())
+                        ? Exit::kOk
+                        : Exit::kNotPlaced;
+  if (flags.boolean("json")) return Output(report::plan_json(d, *result, files_options.seed), exit);
+  return Output(str_cat(report::plan_text(d, *result), files_line), exit);
+}
+
+}  // namespace
+
+const Subcommand kPlan{
+    "plan",
+    "[--cluster SPEC] [--jobs LIST] [--trace FILE] [--seed S] [--out DIR [--node-pattern P] "
+    "[--master-port PORT] [--cores-per-rank N]] [--json]",
+    "the whole pipeline on a tenant mix: placement, rank order, paths, congestion control and "
+    "simulated speed-up against a naive setup; --out writes every file",
+    "Default scenario: the cluster h100-1024-2to1, busy with the jobs still running after jobs "
+    "job0029-job0068 of tests/data/job_trace.csv (embedded) are replayed under first_fit up to "
+    "the last arrival (16 hosts held by 10 jobs, over three SUs); then the mix, placed in this "
+    "order: ft-a (64 GPUs, tp=8,dp=8), ft-b (32, tp=4,dp=8), ft-c (16, tp=8,dp=2), moe (256, "
+    "tp=4,ep=8,dp=8), pretrain (512, tp=8,pp=4,dp=16). Every job is placed twice on the same "
+    "busy hosts: naive = first_fit hosts, ranks in allocation order with the plan's order "
+    "string, ECMP with 1 QP per connection; railyard = best_fit hosts, railyard's rank order, "
+    "planned paths. Simulated per job, both ways, every group at once: the dp all-reduce "
+    "(ring), ep all-to-all (pairwise), cp all-gather and tp all-reduce, with the plan's bytes "
+    "per step; pp is point to point and appears only in the traffic model (GiB/step above the "
+    "leaf). Congestion control is derived per job for railyard's deployment (incast from its "
+    "collectives, per-QP rate limits from a spine partition among all tenants); tuner rules "
+    "come from ring vs tree simulations at 4 MiB to 2 GiB. Progress notes appear on stderr "
+    "only when it is a terminal. A job that does not fit is reported NOT PLACED and the exit "
+    "status is 3 (the report and any --out files are complete).",
+    kPlanFlags,
+    &run_plan};
+
+}  // namespace railyard::cli

@@ -1,0 +1,59 @@
+// railyard/core/file.hpp — whole-file reads and writes whose errors name the
+// field the path came from (a flag, a config key), as every boundary error does.
+//
+//   railyard::StatusOr<std::string> text = railyard::read_text_file("trace", "jobs.csv");
+//   // missing: "trace=jobs.csv: cannot open the file", error_field() == {"trace", "jobs.csv"}
+//   railyard::Status s = railyard::write_text_file("svg", "out/heat.svg", svg_text);
+//
+// Bytes are read and written unchanged (binary mode): no newline translation.
+// An empty path is an error of its own, so a forgotten value is never taken for
+// a file.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "railyard/core/status.hpp"
+
+namespace railyard {
+
+// Reads the whole file at `path` into `out`. Returns what went wrong ("the file
+// name is empty", "cannot open the file", "cannot read the file"), or an empty
+// view on success; for callers that name the input their own way.
+[[nodiscard]] inline std::string_view read_file_into(std::string_view path, std::string& out) {
+  if (path.empty()) return "the file name is empty";
+  std::ifstream in{std::string(path), std::ios::binary};
+  if (!in) return "cannot open the file";
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return "cannot read the file";
+  out = std::move(text).str();
+  return {};
+}
+
+// The whole content of the file at `path`. Errors (InvalidArgument, field
+// `field` = the path): an empty path, a file that cannot be opened or read.
+[[nodiscard]] inline StatusOr<std::string> read_text_file(std::string_view field,
+                                                          std::string_view path) {
+  std::string text;
+  if (const std::string_view problem = read_file_into(path, text); !problem.empty())
+    return invalid_field(field, path, problem);
+  return text;
+}
+
+// Writes `text` to `path`, replacing what was there. Errors (InvalidArgument,
+// field `field` = the path): an empty path, a file that cannot be written whole
+// (a missing directory, no permission, a full disk).
+[[nodiscard]] inline Status write_text_file(std::string_view field, std::string_view path,
+                                            std::string_view text) {
+  if (path.empty()) return invalid_field(field, path, "the file name is empty");
+  std::ofstream out{std::string(path), std::ios::binary | std::ios::trunc};
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return invalid_field(field, path, "cannot write the file");
+  return ok_status();
+}
+
+}  // namespace railyard

@@ -1,0 +1,22 @@
+#include "railyard/placement/plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+TEST_CASE("parse_dim: the five names, the error carries the caller's field") {
+  using railyard::placement::Dim;
+  for (size_t d = 0; d < railyard::placement::kDimNames.size(); ++d) {
+    auto dim = railyard::placement::parse_dim("group", railyard::placement::kDimNames[d]);
+    REQUIRE(dim.ok());
+    CHECK(*dim == static_cast<Dim>(d));
+    CHECK(railyard::placement::to_string(*dim) == railyard::placement::kDimNames[d]);
+  }
+  for (const char* bad : {"", "xp", "TP", "mp", "tp "}) {
+    auto dim = railyard::placement::parse_dim("group", bad);
+    REQUIRE_FALSE(dim.ok());
+    CHECK(std::string(dim.status().message()) ==
+          std::string("group=") + bad + ": unknown dimension (tp, cp, ep, dp or pp)");
+    CHECK(railyard::error_field(dim.status())->field == "group");
+  }
+}
