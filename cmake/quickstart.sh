@@ -19,7 +19,7 @@ set -euo pipefail
 # tenant mix (the README's first command).
 RAILYARD_MAIN_JOB="plan"
 
-readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev librange-v3-dev)
+readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev)
 # clang and its runtime (libFuzzer, sanitizers) for the fuzzing pass.
 readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
 # Seconds each fuzz target runs in the test pass (cmake/fuzz.sh runs two at a time).

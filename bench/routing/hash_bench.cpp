@@ -116,7 +116,7 @@ void BM_Hash_FindSport(benchmark::State& state) {
   const std::string_view preset = kFindSportPresets[static_cast<size_t>(state.range(0))];
   auto spec = railyard::topology::parse_cluster(preset);
   auto desc = spec.ok() ? railyard::topology::make_descriptor(*spec)
-                        : absl::StatusOr<railyard::topology::ClusterDescriptor<>>(spec.status());
+                        : railyard::StatusOr<railyard::topology::ClusterDescriptor<>>(spec.status());
   if (!desc.ok()) {
     state.SkipWithError(std::string(desc.status().message()).c_str());
     return;

@@ -82,12 +82,12 @@ const Cluster* ladder_cluster(int64_t gpus, std::string* error) {
   static std::map<int64_t, std::unique_ptr<Cluster>> cache;
   auto it = cache.find(gpus);
   if (it != cache.end()) return it->second.get();
-  absl::StatusOr<railyard::topology::ClusterSpec> spec = railyard::bench::ladder_spec(gpus);
+  railyard::StatusOr<railyard::topology::ClusterSpec> spec = railyard::bench::ladder_spec(gpus);
   if (!spec.ok()) {
     *error = std::string(spec.status().message());
     return nullptr;
   }
-  absl::StatusOr<railyard::topology::ClusterDescriptor<>> d =
+  railyard::StatusOr<railyard::topology::ClusterDescriptor<>> d =
       railyard::topology::make_descriptor(*spec);
   if (!d.ok()) {
     *error = std::string(d.status().message());
@@ -131,7 +131,7 @@ void run_collective(benchmark::State& state, Collective kind, const CollectiveSi
     return;
   }
   const Groups groups = all_gpus(*c, interleave);
-  absl::StatusOr<CollectiveReport> rep;
+  railyard::StatusOr<CollectiveReport> rep;
   for (auto _ : state) {
     rep = railyard::sim::simulate_collective(*c, groups, kind, kBytes, o);
     if (!rep.ok()) {
@@ -217,14 +217,14 @@ void all_to_all_step(benchmark::State& state, Routing routing) {
     if (routing == Routing::kPlanned) {
       rr::AssignOptions ao;
       ao.exact_search_limit = 0;  // as simulate_collective
-      absl::StatusOr<rr::PathPlan> plan = rr::assign_paths(d, f, flows, nullptr, ao);
+      railyard::StatusOr<rr::PathPlan> plan = rr::assign_paths(d, f, flows, nullptr, ao);
       if (!plan.ok()) {
         state.SkipWithError(std::string(plan.status().message()).c_str());
         return;
       }
       routes = std::move(plan->routes);
     } else {
-      absl::StatusOr<std::vector<railyard::topology::Route>> r = rr::ecmp_paths(d, f, flows, hash);
+      railyard::StatusOr<std::vector<railyard::topology::Route>> r = rr::ecmp_paths(d, f, flows, hash);
       if (!r.ok()) {
         state.SkipWithError(std::string(r.status().message()).c_str());
         return;
@@ -247,7 +247,7 @@ void all_to_all_step(benchmark::State& state, Routing routing) {
     assemble_ms += cpu_ms() - t0;
 
     t0 = cpu_ms();
-    absl::StatusOr<rs::StepResult> r = sim.run_step(step);
+    railyard::StatusOr<rs::StepResult> r = sim.run_step(step);
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
       return;

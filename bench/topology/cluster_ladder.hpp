@@ -8,7 +8,7 @@
 // with 64-host SUs and pods of 8 SUs, as in the h100-128k-3tier preset.
 //
 //   BENCHMARK(BM_Fabric_Materialize)->Apply(railyard::bench::for_each_rung);
-//   absl::StatusOr<ClusterSpec> spec = railyard::bench::ladder_spec(state.range(0));
+//   railyard::StatusOr<ClusterSpec> spec = railyard::bench::ladder_spec(state.range(0));
 //
 // Every host count on the ladder is a power of two, so query benchmarks walk
 // hosts and rails with a mask instead of a modulo (see NicPortWalk).
@@ -19,7 +19,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/statusor.h"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
@@ -47,10 +46,10 @@ inline constexpr std::array<LadderRung, 11> kClusterLadder = {{
 
 // The parsed spec of the rung with `gpus` GPUs; an error if there is no such rung,
 // its spec does not parse, or it does not have exactly `gpus` GPUs.
-[[nodiscard]] inline absl::StatusOr<topology::ClusterSpec> ladder_spec(int64_t gpus) {
+[[nodiscard]] inline railyard::StatusOr<topology::ClusterSpec> ladder_spec(int64_t gpus) {
   for (const LadderRung& rung : kClusterLadder) {
     if (rung.gpus != gpus) continue;
-    absl::StatusOr<topology::ClusterSpec> spec = topology::parse_cluster(rung.spec);
+    railyard::StatusOr<topology::ClusterSpec> spec = topology::parse_cluster(rung.spec);
     if (!spec.ok()) return spec.status();
     if (spec->gpus() != gpus)
       return absl::InvalidArgumentError(
@@ -61,8 +60,8 @@ inline constexpr std::array<LadderRung, 11> kClusterLadder = {{
 }
 
 template <class E = topology::DynamicExtents>
-[[nodiscard]] absl::StatusOr<topology::ClusterDescriptor<E>> ladder_descriptor(int64_t gpus) {
-  absl::StatusOr<topology::ClusterSpec> spec = ladder_spec(gpus);
+[[nodiscard]] railyard::StatusOr<topology::ClusterDescriptor<E>> ladder_descriptor(int64_t gpus) {
+  railyard::StatusOr<topology::ClusterSpec> spec = ladder_spec(gpus);
   if (!spec.ok()) return spec.status();
   return topology::make_descriptor<E>(*spec);
 }

@@ -58,7 +58,7 @@ struct Fixture {
     }
     ok = true;
   }
-  absl::StatusOr<ClusterDescriptor<E>> desc;
+  railyard::StatusOr<ClusterDescriptor<E>> desc;
   std::optional<NicPortWalk> walk;
   bool ok = false;
 };

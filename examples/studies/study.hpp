@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "railyard/core/ids.hpp"
 #include "railyard/routing/paths.hpp"
 #include "railyard/sim/collective_sim.hpp"
@@ -30,7 +29,7 @@ using Groups = std::vector<std::vector<railyard::routing::GpuEndpoint>>;
 
 // The value of `r`, or exit(2) naming what failed.
 template <class T>
-T need(absl::StatusOr<T> r, std::string_view what) {
+T need(railyard::StatusOr<T> r, std::string_view what) {
   if (!r.ok()) {
     std::fprintf(stderr, "error: %.*s: %.*s\n", static_cast<int>(what.size()), what.data(),
                  static_cast<int>(r.status().message().size()), r.status().message().data());

@@ -23,7 +23,7 @@ std::vector<int32_t> hosts_of(int32_t hosts, int32_t g) {
   return out;
 }
 
-void require_verified(const absl::StatusOr<Schedule>& s) {
+void require_verified(const railyard::StatusOr<Schedule>& s) {
   REQUIRE_MESSAGE(s.ok(), s.status().message());
   const absl::Status v = verify(*s);
   INFO(s->algorithm, " ", collective_name(s->kind), " n=", s->ranks, " S=", s->bytes);

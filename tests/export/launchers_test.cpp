@@ -38,7 +38,7 @@ std::vector<std::string> names_of(const topology::ClusterDescriptor<>& d,
   return namer->names(d);
 }
 
-std::string text_of(const absl::StatusOr<std::string>& s) {
+std::string text_of(const railyard::StatusOr<std::string>& s) {
   REQUIRE_MESSAGE(s.ok(), s.status().message());
   return *s;
 }
@@ -416,7 +416,7 @@ TEST_CASE("launchers: bad input names the value") {
   auto names = names_of(d, topology::kDefaultNodePattern);
   auto job = placement::naive_order(d, plan_of("tp=8,dp=2"), testing::host_ids({9, 3}));
   REQUIRE(job.ok());
-  auto message = [](const absl::StatusOr<std::string>& s) {
+  auto message = [](const railyard::StatusOr<std::string>& s) {
     REQUIRE_FALSE(s.ok());
     CHECK(s.status().code() == absl::StatusCode::kInvalidArgument);
     return std::string(s.status().message());

@@ -111,7 +111,7 @@ void check_tree_invariants(const topology::SwitchTree& tree) {
 // A small tree's Fabric has one node per host and switch, named as in the tree,
 // and switch_tree(fabric) gives the tree back (the documented inverse).
 void check_fabric_of_tree(const topology::SwitchTree& tree,
-                          const absl::StatusOr<railyard::topology::Fabric>& fabric) {
+                          const railyard::StatusOr<railyard::topology::Fabric>& fabric) {
   RAILYARD_FUZZ_CHECK(fabric.ok(), "a valid tree always builds a Fabric");
   RAILYARD_FUZZ_CHECK(
       fabric->node_count() == static_cast<int32_t>(tree.hosts.size() + tree.switches.size()),

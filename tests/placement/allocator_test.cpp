@@ -200,7 +200,7 @@ TEST_CASE("allocator: header example — 256 GPUs land in one SU with partition 
 TEST_CASE("allocator: best_fit known answers on 4 SUs of 32 hosts") {
   const auto desc = descriptor("h100-1024-2to1");
   Allocator alloc(desc);
-  auto su_of = [](const absl::StatusOr<Allocation>& a) {
+  auto su_of = [](const railyard::StatusOr<Allocation>& a) {
     REQUIRE(a.ok());
     REQUIRE(a->sus.size() == 1);
     return a->sus[0].value();

@@ -100,6 +100,7 @@
 #include <string_view>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -150,7 +151,8 @@ struct DcqcnModelParams {
 //     has min_time_between_cnps = 2 µs (derive.hpp uses 4): either way the RP
 //     decreases at most once per rate_reduce_monitor_period = 4 µs, so τ = 4 µs.
 //   Not modelled: clamp_tgt_rate_after_time_inc (default on) and hyper increase.
-[[nodiscard]] inline DcqcnModelParams vendor_default_dcqcn() { return DcqcnModelParams{}; }
+RAILYARD_LAZY
+[[nodiscard]] DcqcnModelParams vendor_default_dcqcn() { return DcqcnModelParams{}; }
 
 // The SIGCOMM'15 parameter set (40 Gb/s): g = 1/256, τ' = 55 µs, τ = 50 µs,
 // T = 55 µs, B = 10 MB, F = 5, R_AI = 40 Mb/s; α starts at 1 (docs/constants.md#dcqcn);
@@ -159,7 +161,8 @@ struct DcqcnModelParams {
 // tauprime = 55e-6, timer = 55e-6, B = 10 MB, F = 5, Rai = 40 Mb/s, g = 1/256,
 // initial α = 1). R_HAI is not part of that model; 0 here. The minimum rate
 // is not given there; 1 Mb/s as on ConnectX.
-[[nodiscard]] inline DcqcnModelParams paper_dcqcn() {
+RAILYARD_LAZY
+[[nodiscard]] DcqcnModelParams paper_dcqcn() {
   return DcqcnModelParams{.g = 1.0 / 256,
                           .alpha_period_us = 55,
                           .rate_decrease_period_us = 50,
@@ -207,17 +210,20 @@ requires std::same_as<Derived, DcqcnParams>
 // 100 (percent; "The default is 100", Cumulus Linux user guide, Quality of
 // Service, docs.nvidia.com/networking-ethernet-software/). Onyx exposes no
 // probability at all. With Pmax = 1 the curve is continuous at Kmax.
-[[nodiscard]] inline RedMarking vendor_default_red() { return RedMarking{}; }
+RAILYARD_LAZY
+[[nodiscard]] RedMarking vendor_default_red() { return RedMarking{}; }
 
 // The SIGCOMM'15 switch setting: Kmin 5 KB, Kmax 200 KB, Pmax 1% (same MATLAB
 // model as paper_dcqcn()).
-[[nodiscard]] inline RedMarking paper_red() {
+RAILYARD_LAZY
+[[nodiscard]] RedMarking paper_red() {
   return RedMarking{.kmin_bytes = 5'000, .kmax_bytes = 200'000, .pmax = 0.01};
 }
 
 // Marking probability of the RED curve at queue `q_bytes` (any units, as long
 // as `red` uses the same). Precondition: `red` valid (validate_red()).
-[[nodiscard]] inline double red_probability(const RedMarking& red, double q_bytes) {
+RAILYARD_LAZY
+[[nodiscard]] double red_probability(const RedMarking& red, double q_bytes) {
   if (q_bytes <= red.kmin_bytes) return 0.0;
   if (q_bytes <= red.kmax_bytes) {
     return red.pmax * (q_bytes - red.kmin_bytes) / (red.kmax_bytes - red.kmin_bytes);
@@ -329,7 +335,8 @@ struct DcqcnUnits {
   int32_t f = 0;
 };
 
-inline DcqcnUnits dcqcn_units(const DcqcnModelParams& p, const RedMarking& red,
+RAILYARD_LAZY
+DcqcnUnits dcqcn_units(const DcqcnModelParams& p, const RedMarking& red,
                               const FluidScenario& s) {
   DcqcnUnits u;
   u.pkt = s.packet_bytes;
@@ -351,12 +358,14 @@ inline DcqcnUnits dcqcn_units(const DcqcnModelParams& p, const RedMarking& red,
 }
 
 // y / expm1(y) for y ≥ 0 (→ 1 at 0, → 0 at +inf), given m = −expm1(−y).
-inline double dcqcn_phi(double y, double m) {
+RAILYARD_LAZY
+double dcqcn_phi(double y, double m) {
   if (y < 1e-8) return 1.0 - 0.5 * y;
   return y * (1.0 - m) / m;  // y·e^{−y}/(1 − e^{−y})
 }
 
-inline double dcqcn_pow_int(double x, int32_t n) {
+RAILYARD_LAZY
+double dcqcn_pow_int(double x, int32_t n) {
   double r = 1.0;
   for (; n > 0; n >>= 1, x *= x)
     if (n & 1) r *= x;
@@ -380,7 +389,8 @@ struct DcqcnShared {
   double fr_b = 1;        // (1 − p)^{F·B}
 };
 
-inline DcqcnShared dcqcn_shared(const DcqcnUnits& u, double p) {
+RAILYARD_LAZY
+DcqcnShared dcqcn_shared(const DcqcnUnits& u, double p) {
   DcqcnShared s;
   s.p = p;
   if (p <= 0) {
@@ -402,7 +412,8 @@ inline DcqcnShared dcqcn_shared(const DcqcnUnits& u, double p) {
   return s;
 }
 
-inline DcqcnCoef dcqcn_coefficients(const DcqcnUnits& u, const DcqcnShared& s, double r) {
+RAILYARD_LAZY
+DcqcnCoef dcqcn_coefficients(const DcqcnUnits& u, const DcqcnShared& s, double r) {
   DcqcnCoef c;
   if (s.p <= 0) {
     c.ev_sum = c.ev_ai = r / u.b + 1.0 / u.timer;
@@ -426,20 +437,23 @@ inline DcqcnCoef dcqcn_coefficients(const DcqcnUnits& u, const DcqcnShared& s, d
 
 // A number for a message: whole numbers without an exponent ("300000", not
 // "3e+05"), anything else in the shortest form that reads back.
-inline std::string dcqcn_num(double v) {
+RAILYARD_LAZY
+std::string dcqcn_num(double v) {
   if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 1e15) {
     return str_cat(static_cast<int64_t>(v));
   }
   return str_cat(v);
 }
 
-inline Status dcqcn_positive(std::string_view key, double v) {
+RAILYARD_LAZY
+Status dcqcn_positive(std::string_view key, double v) {
   if (!(v > 0) || !std::isfinite(v)) {
     return invalid_field(key, dcqcn_num(v), "must be a finite number > 0");
   }
   return ok_status();
 }
-inline Status dcqcn_non_negative(std::string_view key, double v) {
+RAILYARD_LAZY
+Status dcqcn_non_negative(std::string_view key, double v) {
   if (!(v >= 0) || !std::isfinite(v)) {
     return invalid_field(key, dcqcn_num(v), "must be a finite number >= 0");
   }
@@ -447,7 +461,8 @@ inline Status dcqcn_non_negative(std::string_view key, double v) {
 }
 
 // The automatic step before snapping to τ*/m.
-inline double dcqcn_auto_dt(const DcqcnUnits& u, double feedback_delay_us) {
+RAILYARD_LAZY
+double dcqcn_auto_dt(const DcqcnUnits& u, double feedback_delay_us) {
   const double lambda =
       std::max({1.0 / u.tau, u.g / u.tau_p, 0.5 * (u.line / u.b + 1.0 / u.timer)});
   return std::min(0.1 / lambda, feedback_delay_us / 10.0);
@@ -471,7 +486,8 @@ struct DcqcnDerivatives {
 // the delayed queue) and the flow's delayed rate R' = `delayed_rc_gbps`, with
 // marks counted per `packet_bytes`. No clamping. Preconditions: `params` valid
 // (validate_dcqcn()), packet_bytes > 0, p in [0, 1], rates ≥ 0. O(1).
-[[nodiscard]] inline DcqcnDerivatives dcqcn_derivatives(const DcqcnModelParams& params,
+RAILYARD_LAZY
+[[nodiscard]] DcqcnDerivatives dcqcn_derivatives(const DcqcnModelParams& params,
                                                         double packet_bytes,
                                                         const DcqcnFlowState& now,
                                                         double delayed_rc_gbps, double p) {
@@ -492,7 +508,8 @@ struct DcqcnDerivatives {
 
 // Validation of each input: every field, the message naming the field and its
 // value. simulate_dcqcn() and dcqcn_fixed_point() call all three.
-[[nodiscard]] inline Status validate_red(const RedMarking& red) {
+RAILYARD_LAZY
+[[nodiscard]] Status validate_red(const RedMarking& red) {
   namespace d = detail;
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("kmin_bytes", red.kmin_bytes));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("kmax_bytes", red.kmax_bytes));
@@ -506,7 +523,8 @@ struct DcqcnDerivatives {
   return ok_status();
 }
 
-[[nodiscard]] inline Status validate_dcqcn(const DcqcnModelParams& p) {
+RAILYARD_LAZY
+[[nodiscard]] Status validate_dcqcn(const DcqcnModelParams& p) {
   namespace d = detail;
   if (!(p.g > 0 && p.g <= 1)) return invalid_field("g", d::dcqcn_num(p.g), "must be in (0, 1]");
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("alpha_period_us", p.alpha_period_us));
@@ -529,7 +547,8 @@ struct DcqcnDerivatives {
   return ok_status();
 }
 
-[[nodiscard]] inline Status validate_scenario(const FluidScenario& s) {
+RAILYARD_LAZY
+[[nodiscard]] Status validate_scenario(const FluidScenario& s) {
   namespace d = detail;
   if (s.senders < 1 || s.senders > d::kDcqcnMaxSenders) {
     return invalid_field("senders", str_cat(s.senders),
@@ -582,7 +601,8 @@ struct DcqcnDerivatives {
 // Deterministic. Errors: invalid fields, min_rate_mbps above the line rate,
 // too many steps (> 2·10^8) or too large a delay buffer ((τ*/dt + 1) ·
 // distinct flows > 2^24 values).
-[[nodiscard]] inline StatusOr<FluidResult> simulate_dcqcn(const DcqcnModelParams& params,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<FluidResult> simulate_dcqcn(const DcqcnModelParams& params,
                                                                 const RedMarking& red,
                                                                 const FluidScenario& scenario) {
   namespace d = detail;
@@ -878,7 +898,8 @@ struct DcqcnDerivatives {
 
 // The equilibrium of the model for `scenario` (see DcqcnFixedPoint). Uses
 // senders, line_gbps, bottleneck_gbps and packet_bytes of the scenario.
-[[nodiscard]] inline StatusOr<DcqcnFixedPoint> dcqcn_fixed_point(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<DcqcnFixedPoint> dcqcn_fixed_point(
     const DcqcnModelParams& params, const RedMarking& red, const FluidScenario& scenario) {
   namespace d = detail;
   RAILYARD_RETURN_IF_ERROR(validate_dcqcn(params));

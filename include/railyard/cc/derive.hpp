@@ -74,6 +74,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -192,7 +193,8 @@ struct CcPlan {
 // ---------------------------------------------------------------------------
 
 // NVIDIA ConnectX defaults (docs/constants.md#dcqcn).
-[[nodiscard]] inline DcqcnParams connectx_default_dcqcn() {
+RAILYARD_LAZY
+[[nodiscard]] DcqcnParams connectx_default_dcqcn() {
   DcqcnParams p;
   p.g = (1024.0 - 1019.0) / 1024.0;
   p.alpha_period_us = 1;
@@ -214,10 +216,12 @@ struct CcPlan {
 namespace detail {
 
 // 1 - (1-p)^n for n >= 0, stable for small p.
-inline double any_mark(double p, double n) { return -std::expm1(n * std::log1p(-p)); }
+RAILYARD_LAZY
+double any_mark(double p, double n) { return -std::expm1(n * std::log1p(-p)); }
 // p / ((1-p)^-n - 1): the rate of increase events per unit of the counter n;
 // tends to 1/n as p -> 0.
-inline double event_factor(double p, double n) {
+RAILYARD_LAZY
+double event_factor(double p, double n) {
   if (n <= 0) return 0;
   const double denom = std::expm1(-n * std::log1p(-p));
   return denom > 0 ? p / denom : 1.0 / n;
@@ -230,7 +234,8 @@ inline double event_factor(double p, double n) {
 // R_C = link / flows). Rates in packets of `packet_bytes`. 0 for one flow (a
 // sender at the port's own rate builds no queue); nullopt when no p < 1 balances
 // the flows' increases (marking saturates).
-[[nodiscard]] inline std::optional<double> dcqcn_equilibrium_p(const DcqcnParams& q,
+RAILYARD_LAZY
+[[nodiscard]] std::optional<double> dcqcn_equilibrium_p(const DcqcnParams& q,
                                                                double link_gbps, int32_t flows,
                                                                double packet_bytes) {
   const double R = gbps_to_bytes_per_us(link_gbps) / packet_bytes / static_cast<double>(flows);  // pkts/µs
@@ -276,7 +281,8 @@ struct PfcBound {
 inline constexpr std::array<PfcBound, 2> kPfcBounds = {
     {{100, 201728, 122880}, {400, 463360, 122880.0 * 4}}};
 
-inline StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
+RAILYARD_LAZY
+StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
   if (gbps > 400 || gbps < 100)
     return invalid_field("nic_gbps", str_cat(gbps),
                          "no published PFC response bound for this speed (known: 100 to 400 Gb/s)");
@@ -285,9 +291,11 @@ inline StatusOr<std::pair<double, double>> pfc_times_ns(double gbps) {
   return std::pair<double, double>{b.response_bits / b.gbps, b.interface_bits / b.gbps};
 }
 
-inline std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0), " KB"); }
+RAILYARD_LAZY
+std::string kb(double bytes) { return str_cat(std::llround(bytes / 1000.0), " KB"); }
 // Four significant digits, for reasons people read.
-inline std::string num(double v) {
+RAILYARD_LAZY
+std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
@@ -298,7 +306,8 @@ inline std::string num(double v) {
 // Derives the plan. Errors (InvalidArgument naming the value): incast < 1 or
 // absurd, a buffer smaller than one BDP, an MTU outside [256, 9000], a link speed
 // without a PFC bound, qps_per_nic < 0.
-[[nodiscard]] inline StatusOr<CcPlan> derive_cc(const topology::Cluster& cluster,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<CcPlan> derive_cc(const topology::Cluster& cluster,
                                                       const CcInputs& in) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
   const topology::ClusterSpec& spec = d.spec();

@@ -36,6 +36,7 @@
 
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/ordering.hpp"
@@ -52,7 +53,8 @@ struct Incast {
 };
 
 // The most distinct hosts any one group spans.
-[[nodiscard]] inline int32_t most_hosts_per_group(
+RAILYARD_LAZY
+[[nodiscard]] int32_t most_hosts_per_group(
     std::span<const std::vector<routing::GpuEndpoint>> groups) {
   int32_t most = 0;
   std::vector<HostId> hosts;
@@ -68,7 +70,8 @@ struct Incast {
 
 // The incast of `kind` run by `algo` in every group at once (the rule above).
 // Errors: an algorithm that does not run `kind` (collective::check_supported).
-[[nodiscard]] inline StatusOr<Incast> collective_incast(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Incast> collective_incast(
     collective::Collective kind, collective::Algorithm algo,
     std::span<const std::vector<routing::GpuEndpoint>> groups) {
   using collective::Algorithm;
@@ -97,7 +100,8 @@ struct Incast {
 // The incast of one training step of `job`: the largest over the collectives its
 // parallel dimensions run (sim::step_collectives), each in its own groups; ties
 // go to the first (network-heavy dimensions first).
-[[nodiscard]] inline Incast job_incast(const placement::JobPlacement& job) {
+RAILYARD_LAZY
+[[nodiscard]] Incast job_incast(const placement::JobPlacement& job) {
   Incast best{1, false, "nothing leaves a host: no network incast"};
   for (const sim::StepCollective& c : sim::step_collectives(job.plan)) {
     const auto groups = sim::job_groups(job, c.dim);
@@ -118,7 +122,8 @@ struct StartRate {
   std::string reason;  // empty at line rate
 };
 
-[[nodiscard]] inline StartRate start_rate(const Incast& incast) {
+RAILYARD_LAZY
+[[nodiscard]] StartRate start_rate(const Incast& incast) {
   if (!incast.all_to_all || incast.senders <= 1) return {};
   return {1.0 / incast.senders,
           str_cat("senders start at 1/", incast.senders, " of line rate")};

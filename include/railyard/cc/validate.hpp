@@ -29,6 +29,7 @@
 
 #include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/cc/derive.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -70,7 +71,8 @@ struct CcValidation {
 // Runs the plan's leaf->host ECN and DCQCN, and the vendor defaults, through
 // the fluid model. Errors: start_fraction outside (0, 1], duration outside
 // (0, 1 s], and the model's own (named) errors.
-[[nodiscard]] inline StatusOr<CcValidation> validate_cc(const CcPlan& plan,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<CcValidation> validate_cc(const CcPlan& plan,
                                                               double start_fraction = 1.0,
                                                               double duration_us = 20'000) {
   if (!(start_fraction > 0 && start_fraction <= 1))

@@ -62,6 +62,7 @@
 
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -89,7 +90,8 @@ struct LatencyModel {
 };
 
 // Latency of one flow's links through the fabric (µs, without the step overhead).
-[[nodiscard]] inline double flow_latency_us(const topology::Fabric& f,
+RAILYARD_LAZY
+[[nodiscard]] double flow_latency_us(const topology::Fabric& f,
                                             std::span<const int32_t> links,
                                             const LatencyModel& m) {
   double ns = 0;
@@ -161,7 +163,8 @@ namespace detail {
 // Unit id of every fabric node at `level` (-1: in no unit). GPUs and NIC ports
 // take their host's unit; switches take the unit of everything below them when
 // that is a single unit.
-inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel level) {
+RAILYARD_LAZY
+std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel level) {
   const topology::ClusterDescriptor<>& d = f.descriptor();
   std::vector<int32_t> unit(static_cast<size_t>(f.node_count()), -1);
   for (int32_t n = 0; n < f.node_count(); ++n) {
@@ -211,7 +214,8 @@ inline std::vector<int32_t> unit_of_nodes(const topology::Fabric& f, UnitLevel l
 // once in every group (GPUs in rank order). Capacities come from `failures` when
 // given. Errors: an empty group list, groups of different sizes, GPUs outside the
 // cluster, bytes < 0.
-[[nodiscard]] inline StatusOr<LowerBound> bandwidth_lower_bound(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<LowerBound> bandwidth_lower_bound(
     const topology::Cluster& cluster, Collective kind, int64_t bytes,
     std::span<const std::vector<GpuEndpoint>> groups,
     const topology::FailureOverlay* failures = nullptr) {

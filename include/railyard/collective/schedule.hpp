@@ -75,6 +75,7 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -122,7 +123,8 @@ inline constexpr Algorithm kAlgorithms[] = {Algorithm::kRing, Algorithm::kDouble
 
 // A collective by name: allreduce, allgather, reducescatter, alltoall (field
 // "collective" in the error).
-[[nodiscard]] inline StatusOr<Collective> parse_collective(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Collective> parse_collective(std::string_view text) {
   for (Collective c : kCollectives)
     if (text == collective_name(c)) return c;
   return invalid_field("collective", text,
@@ -133,7 +135,8 @@ inline constexpr Algorithm kAlgorithms[] = {Algorithm::kRing, Algorithm::kDouble
 
 // An algorithm by name (algorithm_name, or "tree" for the double binary tree);
 // field "algorithm" in the error.
-[[nodiscard]] inline StatusOr<Algorithm> parse_algorithm(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Algorithm> parse_algorithm(std::string_view text) {
   if (text == "tree") return Algorithm::kDoubleBinaryTree;
   for (Algorithm a : kAlgorithms)
     if (text == algorithm_name(a)) return a;
@@ -165,7 +168,8 @@ inline constexpr Algorithm kAlgorithms[] = {Algorithm::kRing, Algorithm::kDouble
 }
 
 // InvalidArgument naming the algorithm when it does not run `kind`.
-[[nodiscard]] inline Status check_supported(Collective kind, Algorithm algo) {
+RAILYARD_LAZY
+[[nodiscard]] Status check_supported(Collective kind, Algorithm algo) {
   if (supports(kind, algo)) return ok_status();
   return invalid_field(
       "algorithm", algorithm_name(algo),
@@ -218,7 +222,8 @@ struct Schedule {
 }
 
 // Exact size of chunk `chunk` of schedule `s` (see the numbering above).
-[[nodiscard]] inline int64_t chunk_bytes(const Schedule& s, int32_t chunk) noexcept {
+RAILYARD_LAZY
+[[nodiscard]] int64_t chunk_bytes(const Schedule& s, int32_t chunk) noexcept {
   switch (s.algo) {
     case Algorithm::kRing:
       return split_part(s.bytes, s.ranks, chunk);
@@ -239,7 +244,8 @@ struct Schedule {
 }
 
 // Bytes summed over every transfer of the schedule.
-[[nodiscard]] inline int64_t total_bytes(const Schedule& s) noexcept {
+RAILYARD_LAZY
+[[nodiscard]] int64_t total_bytes(const Schedule& s) noexcept {
   int64_t sum = 0;
   for (const Step& step : s.steps)
     for (const Transfer& t : step.transfers) sum += t.bytes;
@@ -247,7 +253,8 @@ struct Schedule {
 }
 
 // Bytes each rank sends, summed over the schedule.
-[[nodiscard]] inline std::vector<int64_t> bytes_sent_per_rank(const Schedule& s) {
+RAILYARD_LAZY
+[[nodiscard]] std::vector<int64_t> bytes_sent_per_rank(const Schedule& s) {
   std::vector<int64_t> out(static_cast<size_t>(std::max(s.ranks, 0)), 0);
   for (const Step& step : s.steps)
     for (const Transfer& t : step.transfers)
@@ -294,7 +301,8 @@ struct Schedule {
 
 namespace detail {
 
-[[nodiscard]] inline Status check_size(int32_t ranks, int64_t bytes, int32_t max_ranks) {
+RAILYARD_LAZY
+[[nodiscard]] Status check_size(int32_t ranks, int64_t bytes, int32_t max_ranks) {
   if (ranks < 1) return invalid_field("ranks", str_cat(ranks), "must be at least 1");
   if (ranks > max_ranks)
     return invalid_field("ranks", str_cat(ranks), str_cat("more than ", max_ranks));
@@ -303,7 +311,8 @@ namespace detail {
   return ok_status();
 }
 
-[[nodiscard]] inline Schedule header(Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
+RAILYARD_LAZY
+[[nodiscard]] Schedule header(Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
                                      int32_t num_chunks) {
   Schedule s;
   s.kind = kind;
@@ -315,7 +324,8 @@ namespace detail {
   return s;
 }
 
-inline void push_step(Schedule& s, Step&& step) {
+RAILYARD_LAZY
+void push_step(Schedule& s, Step&& step) {
   if (!step.transfers.empty()) s.steps.push_back(std::move(step));
 }
 
@@ -331,7 +341,8 @@ struct Grouping {
   int32_t g = 1;
 };
 
-[[nodiscard]] inline StatusOr<Grouping> group_hosts(const std::vector<int32_t>& host_of_rank,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Grouping> group_hosts(const std::vector<int32_t>& host_of_rank,
                                                           int32_t ranks) {
   if (static_cast<int64_t>(host_of_rank.size()) != ranks)
     return invalid_field("host_of_rank", str_cat(host_of_rank.size(), " entries"),
@@ -387,7 +398,8 @@ struct Grouping {
 // Ring all-reduce over `ring` (members in ring order) on the chunk ids
 // first + i * stride for i in [0, ring.size()), each `count` ids wide.
 // Appends 2(k-1) steps' transfers into steps[offset..].
-inline void ring_all_reduce_into(const Schedule& s, std::vector<Step>& steps, size_t offset,
+RAILYARD_LAZY
+void ring_all_reduce_into(const Schedule& s, std::vector<Step>& steps, size_t offset,
                                  const std::vector<int32_t>& ring, int32_t first, int32_t stride,
                                  int32_t count, bool reduce_scatter, bool all_gather) {
   const auto k = static_cast<int32_t>(ring.size());
@@ -417,7 +429,8 @@ inline void ring_all_reduce_into(const Schedule& s, std::vector<Step>& steps, si
   }
 }
 
-inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
+RAILYARD_LAZY
+void append_steps(Schedule& s, std::vector<Step>&& steps) {
   for (Step& st : steps) push_step(s, std::move(st));
 }
 
@@ -430,7 +443,8 @@ inline void append_steps(Schedule& s, std::vector<Step>&& steps) {
 
 namespace detail {
 // One ring over ranks 0..n-1: the reduce-scatter half, the all-gather half, or both.
-inline StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t bytes,
+RAILYARD_LAZY
+StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t bytes,
                                               bool reduce, bool gather) {
   RAILYARD_RETURN_IF_ERROR(check_size(ranks, bytes, kMaxRanks));
   Schedule s = header(kind, Algorithm::kRing, ranks, bytes, ranks);
@@ -445,23 +459,27 @@ inline StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t 
 
 // Ring all-reduce: reduce-scatter then all-gather around 0 -> 1 -> ... -> n-1 -> 0.
 // Rank r ends the reduce-scatter holding chunk r (fully reduced).
-[[nodiscard]] inline StatusOr<Schedule> ring_all_reduce(int32_t ranks, int64_t bytes) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> ring_all_reduce(int32_t ranks, int64_t bytes) {
   return detail::ring_schedule(Collective::kAllReduce, ranks, bytes, /*reduce=*/true,
                                /*gather=*/true);
 }
 
-[[nodiscard]] inline StatusOr<Schedule> ring_all_gather(int32_t ranks, int64_t bytes) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> ring_all_gather(int32_t ranks, int64_t bytes) {
   return detail::ring_schedule(Collective::kAllGather, ranks, bytes, /*reduce=*/false,
                                /*gather=*/true);
 }
 
-[[nodiscard]] inline StatusOr<Schedule> ring_reduce_scatter(int32_t ranks, int64_t bytes) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> ring_reduce_scatter(int32_t ranks, int64_t bytes) {
   return detail::ring_schedule(Collective::kReduceScatter, ranks, bytes, /*reduce=*/true,
                                /*gather=*/false);
 }
 
 // NCCL's double binary tree, each tree carrying half of S in `pieces` pipelined pieces.
-[[nodiscard]] inline StatusOr<Schedule> double_binary_tree_all_reduce(int32_t ranks,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> double_binary_tree_all_reduce(int32_t ranks,
                                                                             int64_t bytes,
                                                                             int32_t pieces = 1) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
@@ -528,7 +546,8 @@ inline StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t 
 // hold the same number g of ranks. Intra-host ring reduce-scatter of g shards,
 // ring all-reduce of each shard among the ranks of equal local index (one ring
 // per rail, hosts in id order), intra-host ring all-gather.
-[[nodiscard]] inline StatusOr<Schedule> hierarchical_all_reduce(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> hierarchical_all_reduce(
     const std::vector<int32_t>& host_of_rank, int64_t bytes) {
   const auto ranks = static_cast<int32_t>(
       std::min<size_t>(host_of_rank.size(), static_cast<size_t>(kMaxRanks) + 1));
@@ -559,7 +578,8 @@ inline StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t 
 }
 
 // Pairwise all-to-all: n-1 steps; at step k rank r sends its block for (r+k) mod n.
-[[nodiscard]] inline StatusOr<Schedule> pairwise_all_to_all(int32_t ranks, int64_t bytes) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> pairwise_all_to_all(int32_t ranks, int64_t bytes) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxAllToAllRanks));
   Schedule s =
       detail::header(Collective::kAllToAll, Algorithm::kPairwise, ranks, bytes, ranks * ranks);
@@ -576,7 +596,8 @@ inline StatusOr<Schedule> ring_schedule(Collective kind, int32_t ranks, int64_t 
 }
 
 // Rail-aligned all-to-all (two phases; see the header comment).
-[[nodiscard]] inline StatusOr<Schedule> rail_aligned_all_to_all(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> rail_aligned_all_to_all(
     const std::vector<int32_t>& host_of_rank, int64_t bytes) {
   const auto ranks = static_cast<int32_t>(
       std::min<size_t>(host_of_rank.size(), static_cast<size_t>(kMaxAllToAllRanks) + 1));
@@ -623,7 +644,8 @@ struct ScheduleOptions {
 
 // Any (collective, algorithm) pair that has a schedule. For hierarchical and
 // rail-aligned, options.host_of_rank must hold `ranks` entries.
-[[nodiscard]] inline StatusOr<Schedule> make_schedule(Collective kind, Algorithm algo,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Schedule> make_schedule(Collective kind, Algorithm algo,
                                                             int32_t ranks, int64_t bytes,
                                                             const ScheduleOptions& options = {}) {
   auto unsupported = [&] { return check_supported(kind, algo); };
@@ -668,7 +690,8 @@ struct ScheduleOptions {
 
 // The exact total of bytes the schedule's algorithm moves (see the header
 // comment); an error when the product overflows int64 or the header is invalid.
-[[nodiscard]] inline StatusOr<int64_t> closed_form_total_bytes(const Schedule& s) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<int64_t> closed_form_total_bytes(const Schedule& s) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(s.ranks, s.bytes, kMaxRanks));
   int64_t factor = 0;
   const int64_t n = s.ranks;

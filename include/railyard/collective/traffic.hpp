@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "railyard/collective/schedule.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -120,7 +121,8 @@ inline constexpr int32_t kMaxChannels = 64;
 namespace detail {
 
 // Channel k's ring order: rank order with every run of same-host ranks rotated by k.
-inline std::vector<int32_t> channel_ring(std::span<const int32_t> host_of_rank, int32_t n,
+RAILYARD_LAZY
+std::vector<int32_t> channel_ring(std::span<const int32_t> host_of_rank, int32_t n,
                                          int32_t k) {
   std::vector<int32_t> ring(static_cast<size_t>(n));
   int32_t start = 0;
@@ -138,14 +140,16 @@ inline std::vector<int32_t> channel_ring(std::span<const int32_t> host_of_rank, 
 }
 
 // Largest number of ranks any host holds.
-inline int32_t max_ranks_per_host(std::span<const int32_t> host_of_rank) {
+RAILYARD_LAZY
+int32_t max_ranks_per_host(std::span<const int32_t> host_of_rank) {
   std::map<int32_t, int32_t> count;
   int32_t best = 1;
   for (int32_t h : host_of_rank) best = std::max(best, ++count[h]);
   return best;
 }
 
-inline bool spans_hosts(std::span<const int32_t> host_of_rank) {
+RAILYARD_LAZY
+bool spans_hosts(std::span<const int32_t> host_of_rank) {
   if (host_of_rank.empty()) return true;
   return std::any_of(host_of_rank.begin(), host_of_rank.end(),
                      [&](int32_t h) { return h != host_of_rank.front(); });
@@ -153,7 +157,8 @@ inline bool spans_hosts(std::span<const int32_t> host_of_rank) {
 
 // Merges the transfers of each schedule step by (src, dst) and equal
 // consecutive steps into phases.
-inline std::vector<Phase> phases_of(const Schedule& s) {
+RAILYARD_LAZY
+std::vector<Phase> phases_of(const Schedule& s) {
   std::vector<Phase> out;
   std::map<std::pair<int32_t, int32_t>, double> merged;
   for (const Step& step : s.steps) {
@@ -190,7 +195,8 @@ struct PeerVolume {
 // rank-ordering search (placement/ordering.hpp) cost a plan without building
 // schedules. Other algorithms are not rank-symmetric: InvalidArgument naming the
 // algorithm. n < 2 gives no volumes.
-[[nodiscard]] inline StatusOr<std::vector<PeerVolume>> peer_volumes(Collective kind,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<PeerVolume>> peer_volumes(Collective kind,
                                                                      Algorithm algo, int32_t n,
                                                                      double bytes) {
   RAILYARD_RETURN_IF_ERROR(check_supported(kind, algo));
@@ -214,7 +220,8 @@ struct PeerVolume {
 // The phases of a collective over ranks 0..ranks-1. Errors: those of
 // make_schedule (sizes, unsupported pairs, bad groupings), host_of_rank of the
 // wrong length, channels outside [0, 64], channels > 1 for a non-ring algorithm.
-[[nodiscard]] inline StatusOr<Traffic> collective_traffic(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Traffic> collective_traffic(
     Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
     const TrafficOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));

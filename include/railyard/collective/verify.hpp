@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "railyard/collective/schedule.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -63,14 +64,16 @@ class SymbolicState {
   std::vector<uint64_t> bits_;
 };
 
-[[nodiscard]] inline int32_t popcount_words(const uint64_t* w, int32_t n) {
+RAILYARD_LAZY
+[[nodiscard]] int32_t popcount_words(const uint64_t* w, int32_t n) {
   int32_t c = 0;
   for (int32_t i = 0; i < n; ++i) c += __builtin_popcountll(w[i]);
   return c;
 }
 
 // "{0,2,5}" (at most 8 entries, then "...").
-[[nodiscard]] inline std::string describe_set(const uint64_t* w, int32_t ranks) {
+RAILYARD_LAZY
+[[nodiscard]] std::string describe_set(const uint64_t* w, int32_t ranks) {
   std::string out = std::string("{");
   int32_t shown = 0;
   for (int32_t r = 0; r < ranks; ++r) {
@@ -87,7 +90,8 @@ class SymbolicState {
   return out;
 }
 
-[[nodiscard]] inline int32_t expected_chunks(const Schedule& s) {
+RAILYARD_LAZY
+[[nodiscard]] int32_t expected_chunks(const Schedule& s) {
   switch (s.algo) {
     case Algorithm::kRing:
     case Algorithm::kHierarchical: return s.ranks;
@@ -100,7 +104,8 @@ class SymbolicState {
 
 }  // namespace detail
 
-[[nodiscard]] inline Status verify(const Schedule& s) {
+RAILYARD_LAZY
+[[nodiscard]] Status verify(const Schedule& s) {
   const int32_t n = s.ranks;
   RAILYARD_RETURN_IF_ERROR(
       detail::check_size(n, s.bytes, s.kind == Collective::kAllToAll ? kMaxAllToAllRanks : kMaxRanks));

@@ -4,14 +4,19 @@
 //   railyard::StatusOr<std::string> text = railyard::read_text_file("trace", "jobs.csv");
 //   // missing: "trace=jobs.csv: cannot open the file", error_field() == {"trace", "jobs.csv"}
 //   railyard::Status s = railyard::write_text_file("svg", "out/heat.svg", svg_text);
+//   railyard::Status d = railyard::make_directories("out", "plan-out/jobs/llm");  // mkdir -p
 //
 // Bytes are read and written unchanged (binary mode): no newline translation.
 // An empty path is an error of its own, so a forgotten value is never taken for
 // a file.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -26,10 +31,8 @@ namespace railyard {
   if (path.empty()) return "the file name is empty";
   std::ifstream in{std::string(path), std::ios::binary};
   if (!in) return "cannot open the file";
-  std::ostringstream text;
-  text << in.rdbuf();
+  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) return "cannot read the file";
-  out = std::move(text).str();
   return {};
 }
 
@@ -53,6 +56,31 @@ namespace railyard {
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   out.close();
   if (!out) return invalid_field(field, path, "cannot write the file");
+  return ok_status();
+}
+
+// Creates the directory `path` and any missing parents (mkdir -p), POSIX
+// mkdir(2) with mode 0777 (less the umask). Errors (InvalidArgument, field
+// `field` = the path): an empty path, a component that exists and is not a
+// directory, or what mkdir reports (strerror).
+[[nodiscard]] inline Status make_directories(std::string_view field, std::string_view path) {
+  if (path.empty()) return invalid_field(field, path, "the directory name is empty");
+  std::string prefix;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    const size_t slash = path.find('/', pos);
+    const size_t end = slash == std::string_view::npos ? path.size() : slash;
+    prefix.assign(path.substr(0, end));
+    pos = end + 1;
+    if (prefix.empty() || prefix.back() == '/' || prefix == "." || prefix == "..") continue;
+    if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
+      return invalid_field(field, path,
+                           str_cat("cannot create directory ", prefix, ": ", std::strerror(errno)));
+    struct stat st {};
+    if (::stat(prefix.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return invalid_field(field, path, str_cat("cannot create directory ", prefix,
+                                                ": a file of that name is in the way"));
+  }
   return ok_status();
 }
 

@@ -3,9 +3,13 @@
 // another process.
 //
 // Library boundaries (spec strings, files, C ABI arguments) return
-// railyard::Status or railyard::StatusOr<T>. In a normal build these ARE
-// absl::Status and absl::StatusOr<T> (aliases, not wrappers), so a caller may use
-// either name. Messages name the offending field and value, and the field travels
+// railyard::Status or railyard::StatusOr<T>. In a normal build railyard::Status
+// IS absl::Status (an alias). railyard::StatusOr<T> is railyard's own small
+// result type with absl::StatusOr's interface (ok, status, value, *, ->); it
+// converts to absl::StatusOr<T>, so a caller may hold results either way. (Its
+// own: absl::StatusOr's constructors are costly to instantiate, and a
+// header-only library instantiates one per result type in every translation
+// unit.) Messages name the offending field and value, and the field travels
 // with the status, so no caller has to parse message text to learn it:
 //
 //   railyard::StatusOr<int> parse_thing(std::string_view text) {
@@ -17,7 +21,7 @@
 //   r.status().message();                        // "count=0: must be positive"
 //   railyard::error_field(r.status())->field;    // "count"
 //   railyard::error_field(r.status())->value;    // "0"
-//   railyard::error_problem(r.status());         // "must be positive"
+//   absl::StatusOr<int> a = parse_thing("7");    // converts
 //
 // The field is an absl::Status payload under kFieldPayloadUrl ("field=value" as
 // text, split at the first '='). with_context() prefixes a message and keeps the
@@ -28,11 +32,11 @@
 // shared objects must need nothing but the C and C++ runtimes. Abseil's Status
 // is a compiled library, so a translation unit that defines
 // RAILYARD_STANDALONE_STATUS before including any railyard header gets
-// railyard's own Status and StatusOr instead: the same names, the same codes, the
-// same member functions this library calls (ok, code, message, status, value,
-// operator*, operator->), header-only. Code written against this header compiles
-// either way. Do not mix the two modes in one program unless the standalone
-// code sits behind hidden visibility (as the plugins do): the types differ.
+// railyard's own header-only Status instead: the same name, the same codes, the
+// same member functions this library calls (ok, code, message). Code written
+// against this header compiles either way. Do not mix the two modes in one
+// program unless the standalone code sits behind hidden visibility (as the
+// plugins do): the types differ.
 #pragma once
 
 #include <optional>
@@ -40,13 +44,11 @@
 #include <string_view>
 #include <utility>
 
-#ifdef RAILYARD_STANDALONE_STATUS
-#include <new>
 #include <stdexcept>
 #include <type_traits>
-#else
+
+#ifndef RAILYARD_STANDALONE_STATUS
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #endif
 
 #include "railyard/core/strings.hpp"
@@ -80,8 +82,6 @@ inline constexpr std::string_view kFieldPayloadUrl = "type.railyard.dev/field";
 
 using Status = absl::Status;
 using StatusCode = absl::StatusCode;
-template <class T>
-using StatusOr = absl::StatusOr<T>;
 
 namespace detail {
 inline absl::string_view to_absl(std::string_view s) { return {s.data(), s.size()}; }
@@ -158,12 +158,32 @@ inline void detail_set_field(Status& s, std::string_view text) {
 }
 inline std::optional<std::string> detail_get_field(const Status& s) { return s.field_; }
 
-// A value or the error that prevented it.
+[[nodiscard]] inline Status make_status(StatusCode code, std::string_view message) {
+  return Status(code, message);
+}
+[[nodiscard]] inline std::string_view message_of(const Status& s) noexcept { return s.message(); }
+
+namespace detail {
+inline void set_field_payload(Status& s, std::string_view text) { detail_set_field(s, text); }
+inline std::optional<std::string> field_payload(const Status& s) { return detail_get_field(s); }
+}  // namespace detail
+
+#endif  // RAILYARD_STANDALONE_STATUS
+
+// A value or the Status that prevented it: absl::StatusOr's interface (ok,
+// status, value, operator*, operator->), kept small so that the many result
+// types of a header-only library cost little to compile. It converts to
+// absl::StatusOr<T> (or any type built from a T or a Status that names T as
+// its value_type), so callers may hold results either way.
 template <class T>
 class StatusOr {
   static_assert(!std::is_reference_v<T> && !std::is_same_v<std::remove_cv_t<T>, Status>);
 
  public:
+  using value_type = T;
+
+  // An error (kUnknown) until assigned, as absl::StatusOr.
+  StatusOr() : status_(make_status(StatusCode::kUnknown, "no value assigned")) {}
   StatusOr(const Status& s) : status_(s) { check_error(); }  // NOLINT: implicit, as absl's
   StatusOr(Status&& s) : status_(std::move(s)) { check_error(); }
   template <class U = T,
@@ -177,7 +197,10 @@ class StatusOr {
   [[nodiscard]] Status status() && { return std::move(status_); }
 
   T& value() & { return checked(); }
-  const T& value() const& { return const_cast<StatusOr*>(this)->checked(); }
+  const T& value() const& {
+    if (!value_) throw std::logic_error(std::string(message_of(status_)));
+    return *value_;
+  }
   T&& value() && { return std::move(checked()); }
   T& operator*() & { return *value_; }
   const T& operator*() const& { return *value_; }
@@ -185,32 +208,35 @@ class StatusOr {
   T* operator->() { return &*value_; }
   const T* operator->() const { return &*value_; }
 
+  // To absl::StatusOr<T> and the like: a result type naming T as its value_type,
+  // buildable from a Status and from a T.
+  template <class S, class = std::enable_if_t<std::is_same_v<typename S::value_type, T> &&
+                                              std::is_constructible_v<S, const Status&> &&
+                                              std::is_constructible_v<S, const T&>>>
+  operator S() const& {  // NOLINT: implicit on purpose
+    return value_ ? S(*value_) : S(status_);
+  }
+  template <class S, class = std::enable_if_t<std::is_same_v<typename S::value_type, T> &&
+                                              std::is_constructible_v<S, Status&&> &&
+                                              std::is_constructible_v<S, T&&>>>
+  operator S() && {  // NOLINT: implicit on purpose
+    return value_ ? S(std::move(*value_)) : S(std::move(status_));
+  }
+
  private:
   void check_error() {
     // An OK status without a value is a caller's bug; keep it an error.
-    if (status_.ok()) status_ = Status(StatusCode::kInternal, "StatusOr built from an OK status");
+    if (status_.ok()) status_ = make_status(StatusCode::kInternal, "StatusOr built from an OK status");
   }
   T& checked() {
     // Code loaded into another process must never abort it: a bad access
     // throws, and the plugin boundary catches every exception.
-    if (!value_) throw std::logic_error(std::string(status_.message()));
+    if (!value_) throw std::logic_error(std::string(message_of(status_)));
     return *value_;
   }
   Status status_;
   std::optional<T> value_;
 };
-
-[[nodiscard]] inline Status make_status(StatusCode code, std::string_view message) {
-  return Status(code, message);
-}
-[[nodiscard]] inline std::string_view message_of(const Status& s) noexcept { return s.message(); }
-
-namespace detail {
-inline void set_field_payload(Status& s, std::string_view text) { detail_set_field(s, text); }
-inline std::optional<std::string> field_payload(const Status& s) { return detail_get_field(s); }
-}  // namespace detail
-
-#endif  // RAILYARD_STANDALONE_STATUS
 
 // --- Constructors, the same in both builds ---------------------------------
 

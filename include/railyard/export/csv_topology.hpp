@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/import/csv_topology.hpp"
@@ -27,7 +28,8 @@ namespace railyard::exports {
 // switch below the top level without a parent, or a name the importer would
 // reject (including a host called `host`/`hostname` or starting with '#', and
 // a host named like a switch).
-[[nodiscard]] inline StatusOr<std::string> csv_topology_from_tree(const topology::SwitchTree& tree) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> csv_topology_from_tree(const topology::SwitchTree& tree) {
   using topology::detail::csv_quoted;
   RAILYARD_RETURN_IF_ERROR(topology::validate_tree(tree));
   const int levels = tree.top_level();

@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/switch_tree.hpp"
@@ -105,14 +106,16 @@ struct K8sLabeling {
 };
 
 // "fabric.topograph.run/tier-<tier>"; tier 0 is nearest the node.
-[[nodiscard]] inline std::string topograph_tier_key(int tier) {
+RAILYARD_LAZY
+[[nodiscard]] std::string topograph_tier_key(int tier) {
   return str_cat(kTopographTierPrefix, tier);
 }
 
 // NVLink domain name per host: `nvl<N>` (N zero-padded to the widest domain
 // number) when a domain spans several hosts, else "" (no domain label; see the
 // header comment).
-[[nodiscard]] inline std::vector<std::string> nvlink_domain_names(
+RAILYARD_LAZY
+[[nodiscard]] std::vector<std::string> nvlink_domain_names(
     const topology::ClusterDescriptor<>& d) {
   std::vector<std::string> out(static_cast<size_t>(d.hosts()));
   if (d.hosts_per_domain() <= 1) return out;
@@ -125,7 +128,8 @@ struct K8sLabeling {
 namespace detail {
 
 // For messages: the name in quotes, bytes outside printable ASCII as \xNN.
-inline std::string k8s_quoted(std::string_view s) {
+RAILYARD_LAZY
+std::string k8s_quoted(std::string_view s) {
   std::string out = "'";
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
@@ -140,7 +144,8 @@ inline std::string k8s_quoted(std::string_view s) {
   return out;
 }
 
-inline bool k8s_alnum(char c) {
+RAILYARD_LAZY
+bool k8s_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c);
 }
 
@@ -150,7 +155,8 @@ inline bool k8s_alnum(char c) {
 // apimachinery validation.IsValidLabelValue: at most 63 characters,
 // (([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?). `what` names the value's
 // owner in the error ("switch", "NVLink domain of host node0003", ...).
-[[nodiscard]] inline Status check_k8s_label_value(std::string_view what,
+RAILYARD_LAZY
+[[nodiscard]] Status check_k8s_label_value(std::string_view what,
                                                         std::string_view value) {
   auto fail = [&](std::string_view problem) {
     return invalid_argument_error(str_cat(what, " ", detail::k8s_quoted(value),
@@ -172,7 +178,8 @@ namespace detail {
 
 // Empty when `name` is an RFC 1123 subdomain of at most `max_size` characters
 // (Kubernetes apimachinery validation.IsDNS1123Subdomain), else the problem.
-inline std::string dns_subdomain_problem(std::string_view name, size_t max_size) {
+RAILYARD_LAZY
+std::string dns_subdomain_problem(std::string_view name, size_t max_size) {
   if (name.empty()) return "empty";
   if (name.size() > max_size) return str_cat(name.size(), " characters, at most ", max_size);
   auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || is_digit(c); };
@@ -194,7 +201,8 @@ inline std::string dns_subdomain_problem(std::string_view name, size_t max_size)
 // RFC 1123 subdomain (dot-separated parts of lowercase letters, digits and '-',
 // each starting and ending with a letter or digit) of at most 63 characters
 // (the kubernetes.io/hostname label value holds it).
-[[nodiscard]] inline Status check_k8s_node_name(std::string_view name) {
+RAILYARD_LAZY
+[[nodiscard]] Status check_k8s_node_name(std::string_view name) {
   if (std::string problem = detail::dns_subdomain_problem(name, 63); !problem.empty())
     return invalid_argument_error(str_cat(
         "host ", detail::k8s_quoted(name), ": not a valid Kubernetes node name (", problem, ")"));
@@ -205,7 +213,8 @@ namespace detail {
 
 // True when every group of `fine` lies inside one group of `coarse` (per-host
 // group ids; -1 = the host has none, which never nests).
-inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_t>& coarse) {
+RAILYARD_LAZY
+bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_t>& coarse) {
   std::map<int32_t, int32_t> outer;
   for (size_t h = 0; h < fine.size(); ++h) {
     if (fine[h] < 0 || coarse[h] < 0) return false;
@@ -222,7 +231,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 // Errors: an invalid tree (validate_tree), a `domains` size other than 0 or the
 // host count, an invalid node name, switch name or domain name (naming it),
 // invalid Kueue options. Complexity O(hosts x levels).
-[[nodiscard]] inline StatusOr<K8sLabeling> k8s_labeling(const topology::SwitchTree& tree,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<K8sLabeling> k8s_labeling(const topology::SwitchTree& tree,
                                                               std::span<const std::string> domains,
                                                               const K8sLabelOptions& options) {
   RAILYARD_RETURN_IF_ERROR(topology::validate_tree(tree));
@@ -316,7 +326,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 // applies the labels to existing nodes and creates the Topology (Kueue must be
 // installed); server-side apply would also create stub Nodes for names the
 // cluster lacks, so prefer k8s_label_script() when the names are not certain.
-[[nodiscard]] inline std::string k8s_labels_yaml(const K8sLabeling& labeling,
+RAILYARD_LAZY
+[[nodiscard]] std::string k8s_labels_yaml(const K8sLabeling& labeling,
                                                  const K8sLabelOptions& options) {
   std::string out;
   str_append(out,
@@ -343,7 +354,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 // --overwrite` lines, one per node. Names and values need no shell quoting:
 // k8s_labeling() admits only [A-Za-z0-9._-] in them. The Kueue Topology is not
 // in the script (take it from the YAML).
-[[nodiscard]] inline std::string k8s_label_script(const K8sLabeling& labeling) {
+RAILYARD_LAZY
+[[nodiscard]] std::string k8s_label_script(const K8sLabeling& labeling) {
   std::string out =
       "#!/bin/sh\n# Written by railyard: label every node with its fabric position "
       "(NVIDIA topograph >= 1.0 keys).\nset -eu\n";
@@ -356,7 +368,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 }
 
 // k8s_labeling() then the YAML; `domains` as for k8s_labeling().
-[[nodiscard]] inline StatusOr<std::string> k8s_labels_yaml(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> k8s_labels_yaml(
     const topology::SwitchTree& tree, std::span<const std::string> domains,
     const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(K8sLabeling labeling, k8s_labeling(tree, domains, options));
@@ -365,7 +378,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 
 // The NVLink domain names of a tree built from `d` (switch_tree(d, namer));
 // fails when the tree's host count differs from d's.
-[[nodiscard]] inline StatusOr<std::vector<std::string>> domains_for_tree(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<std::string>> domains_for_tree(
     const topology::SwitchTree& tree, const topology::ClusterDescriptor<>& d) {
   if (static_cast<int64_t>(tree.hosts.size()) != d.hosts())
     return invalid_argument_error(
@@ -374,7 +388,8 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 }
 
 // For a tree built from `d`: the NVLink domains come from the descriptor.
-[[nodiscard]] inline StatusOr<std::string> k8s_labels_yaml(const topology::SwitchTree& tree,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> k8s_labels_yaml(const topology::SwitchTree& tree,
                                                           const topology::ClusterDescriptor<>& d,
                                                           const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));
@@ -382,14 +397,16 @@ inline bool k8s_nests(const std::vector<int32_t>& fine, const std::vector<int32_
 }
 
 // k8s_labeling() then the script; `domains` as for k8s_labeling().
-[[nodiscard]] inline StatusOr<std::string> k8s_label_script(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> k8s_label_script(
     const topology::SwitchTree& tree, std::span<const std::string> domains,
     const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(K8sLabeling labeling, k8s_labeling(tree, domains, options));
   return k8s_label_script(labeling);
 }
 
-[[nodiscard]] inline StatusOr<std::string> k8s_label_script(const topology::SwitchTree& tree,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> k8s_label_script(const topology::SwitchTree& tree,
                                                            const topology::ClusterDescriptor<>& d,
                                                            const K8sLabelOptions& options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<std::string> domains, domains_for_tree(tree, d));

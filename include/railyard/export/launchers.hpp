@@ -105,6 +105,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/ordering.hpp"
@@ -120,7 +121,8 @@ struct LaunchOptions {
 // The options' bounds: master_port a TCP port in [1, 65535], cores_per_rank in
 // [1, 4096]. Errors name the option and the value. The writers that take
 // options check them; a caller may check up front (e.g. before a long run).
-[[nodiscard]] inline Status check_launch_options(const LaunchOptions& options) {
+RAILYARD_LAZY
+[[nodiscard]] Status check_launch_options(const LaunchOptions& options) {
   if (options.master_port < 1 || options.master_port > 65535)
     return invalid_field("master_port", str_cat(options.master_port), "must be in [1, 65535]");
   if (options.cores_per_rank < 1 || options.cores_per_rank > 4096)
@@ -135,7 +137,8 @@ inline constexpr std::array<std::string_view, 7> kLauncherFormats = {
 namespace detail {
 
 // The placement is whole and every job host has a usable name.
-inline Status check_launch_input(const placement::JobPlacement& job,
+RAILYARD_LAZY
+Status check_launch_input(const placement::JobPlacement& job,
                                        std::span<const std::string> names) {
   const int64_t world = job.plan.world();
   if (job.gpus_per_host < 1)
@@ -163,7 +166,8 @@ inline Status check_launch_input(const placement::JobPlacement& job,
   return ok_status();
 }
 
-inline const std::string& name_of(const placement::JobPlacement& job,
+RAILYARD_LAZY
+const std::string& name_of(const placement::JobPlacement& job,
                                   std::span<const std::string> names, int64_t node_rank) {
   return names[static_cast<size_t>(job.hosts[static_cast<size_t>(node_rank)].value())];
 }
@@ -171,7 +175,8 @@ inline const std::string& name_of(const placement::JobPlacement& job,
 // Megatron-core's rank layout: coordinates of `rank` under an order string
 // (first = fastest) and sizes by dimension.
 using Sizes = std::array<int64_t, placement::kDimCount>;
-inline Sizes megatron_coords(int64_t rank, const std::array<placement::Dim, placement::kDimCount>& order,
+RAILYARD_LAZY
+Sizes megatron_coords(int64_t rank, const std::array<placement::Dim, placement::kDimCount>& order,
                              const Sizes& sizes) {
   Sizes c{};
   for (placement::Dim d : order) {
@@ -186,7 +191,8 @@ inline constexpr uint32_t dim_bit(placement::Dim d) { return 1u << static_cast<u
 
 // The smallest rank of `rank`'s group over the dimensions in `mask`: the rank
 // with those coordinates zeroed.
-inline int64_t group_base(int64_t rank, const std::array<placement::Dim, placement::kDimCount>& order,
+RAILYARD_LAZY
+int64_t group_base(int64_t rank, const std::array<placement::Dim, placement::kDimCount>& order,
                           const Sizes& sizes, uint32_t mask) {
   const Sizes c = megatron_coords(rank, order, sizes);
   int64_t stride = 1, base = rank;
@@ -200,7 +206,8 @@ inline int64_t group_base(int64_t rank, const std::array<placement::Dim, placeme
 // Empty when Megatron-core, given `megatron_order` and the plan's sizes, builds
 // the same TP, CP, PP, DP, EP and expert-DP groups as the plan's numbering;
 // otherwise the first difference.
-inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
+RAILYARD_LAZY
+std::string megatron_mismatch(const placement::ParallelPlan& plan,
                                      std::string_view megatron_order) {
   using placement::Dim;
   auto order = placement::parse_order(megatron_order);
@@ -248,7 +255,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }  // namespace detail
 
 // Open MPI sequential-mapper hostfile: line k = host of rank k.
-[[nodiscard]] inline StatusOr<std::string> hostfile_seq(const placement::JobPlacement& job,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> hostfile_seq(const placement::JobPlacement& job,
                                                               std::span<const std::string> names) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   std::string out;
@@ -258,7 +266,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // Open MPI hostfile with slot counts: `host slots=G` per host, launch order.
-[[nodiscard]] inline StatusOr<std::string> hostfile_slots(const placement::JobPlacement& job,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> hostfile_slots(const placement::JobPlacement& job,
                                                                 std::span<const std::string> names) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
   std::string out;
@@ -269,7 +278,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // Open MPI rankfile: `rank N=<host> slot=<cores>` per rank, rank order.
-[[nodiscard]] inline StatusOr<std::string> openmpi_rankfile(const placement::JobPlacement& job,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> openmpi_rankfile(const placement::JobPlacement& job,
                                                                   std::span<const std::string> names,
                                                                   const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
@@ -286,13 +296,15 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // SLURM_HOSTFILE for `srun --distribution=arbitrary`: one host per task line.
-[[nodiscard]] inline StatusOr<std::string> slurm_hostfile(const placement::JobPlacement& job,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> slurm_hostfile(const placement::JobPlacement& job,
                                                                 std::span<const std::string> names) {
   return hostfile_seq(job, names);
 }
 
 // Per-rank environment for a launcher-less start (format in the header comment).
-[[nodiscard]] inline StatusOr<std::string> rank_env(const placement::JobPlacement& job,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> rank_env(const placement::JobPlacement& job,
                                                           std::span<const std::string> names,
                                                           const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
@@ -315,7 +327,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 
 // torchrun node table and per-node commands (static rendezvous), with a
 // warning when c10d's lexicographic node order would differ.
-[[nodiscard]] inline StatusOr<std::string> torchrun_table(const placement::JobPlacement& job,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> torchrun_table(const placement::JobPlacement& job,
                                                                 std::span<const std::string> names,
                                                                 const LaunchOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
@@ -347,7 +360,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // Megatron-LM arguments that reproduce the plan's numbering (see above).
-[[nodiscard]] inline std::string megatron_args(const placement::ParallelPlan& plan) {
+RAILYARD_LAZY
+[[nodiscard]] std::string megatron_args(const placement::ParallelPlan& plan) {
   using placement::Dim;
   struct Accepted {
     std::string_view order;
@@ -395,7 +409,8 @@ inline std::string megatron_mismatch(const placement::ParallelPlan& plan,
 }
 
 // One launcher file by its CLI format name (kLauncherFormats).
-[[nodiscard]] inline StatusOr<std::string> launcher_file(std::string_view format,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> launcher_file(std::string_view format,
                                                                const placement::JobPlacement& job,
                                                                std::span<const std::string> names,
                                                                const LaunchOptions& options = {}) {

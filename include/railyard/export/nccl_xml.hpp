@@ -80,6 +80,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/cluster_spec.hpp"
@@ -159,12 +160,14 @@ inline constexpr uint64_t kNcclGuidPrefix = 0x7279000000000000ULL;
 
 namespace detail {
 
-inline bool is_hex_digit(char c) {
+RAILYARD_LAZY
+bool is_hex_digit(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 // Accepts dddd:bb:dd.f (hex, either case); returns it lower-cased or "" if malformed.
-inline std::string normalize_busid(std::string_view s) {
+RAILYARD_LAZY
+std::string normalize_busid(std::string_view s) {
   if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return {};
   static constexpr size_t kHexAt[] = {0, 1, 2, 3, 5, 6, 8, 9, 11};
   for (size_t i : kHexAt)
@@ -172,12 +175,14 @@ inline std::string normalize_busid(std::string_view s) {
   return to_lower(s);
 }
 
-inline void append_hex(std::string& out, uint64_t v, int digits) {
+RAILYARD_LAZY
+void append_hex(std::string& out, uint64_t v, int digits) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (int d = digits - 1; d >= 0; --d) out.push_back(kHex[(v >> (4 * d)) & 15]);
 }
 
-inline std::string busid(int32_t domain, int32_t bus, int32_t device, int32_t function) {
+RAILYARD_LAZY
+std::string busid(int32_t domain, int32_t bus, int32_t device, int32_t function) {
   std::string s;
   append_hex(s, static_cast<uint64_t>(domain), 4);
   s.push_back(':');
@@ -215,7 +220,8 @@ class BusAllocator {
 // words, most significant first, comma-separated (NCCL reads it with
 // ncclStrToCpuset; it is the format of /sys/devices/system/node/nodeN/cpumap, which
 // NCCL copies into `affinity` when it detects a host, xml.cc ncclTopoGetXmlFromCpu).
-inline std::string cpumap(int32_t total_threads, int32_t sockets, int32_t cores, int32_t threads,
+RAILYARD_LAZY
+std::string cpumap(int32_t total_threads, int32_t sockets, int32_t cores, int32_t threads,
                           int32_t socket) {
   const int32_t words = (total_threads + 31) / 32;
   std::vector<uint32_t> bits(static_cast<size_t>(words), 0);
@@ -327,7 +333,8 @@ class XmlOut {
 // [60, 1000), a malformed nic_class, bus id lists of the wrong length, malformed or
 // duplicated, or a host needing more than kNcclTopoXmlMaxNodes elements.
 // Complexity: O(GPUs + NIC ports + CPU threads) per call.
-[[nodiscard]] inline StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> nccl_topology_xml(const topology::ClusterDescriptor<>& d,
                                                             const NcclXmlOptions& opt) {
   auto bad = [](std::string_view key, const auto& value, std::string_view why) {
     return invalid_field(key, str_cat(value), why);

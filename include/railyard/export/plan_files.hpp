@@ -32,14 +32,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
+#include "railyard/core/file.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/heatmap_svg.hpp"
@@ -70,7 +69,8 @@ struct PlanFilesOptions {
 
 // The NCCL environment file of a job: a header, then per variable a `# reason`
 // line and a NAME=value line.
-[[nodiscard]] inline std::string nccl_env_file(const pipeline::PlanJobResult& j, std::string_view cluster) {
+RAILYARD_LAZY
+[[nodiscard]] std::string nccl_env_file(const pipeline::PlanJobResult& j, std::string_view cluster) {
   std::string out =
       str_cat("# NCCL environment for job ", j.job.name, " (railyard plan on ", cluster,
               "; cc/derive.hpp, incast ", j.incast, ": ", j.incast_source,
@@ -85,7 +85,8 @@ struct PlanFilesOptions {
 
 // The tuner rules of a job in NCCL's example-tuner format (tune/rules.hpp), as
 // the tuner plugin and NCCL's example tuner read them.
-[[nodiscard]] inline std::string nccl_tuner_file(const pipeline::PlanJobResult& j) {
+RAILYARD_LAZY
+[[nodiscard]] std::string nccl_tuner_file(const pipeline::PlanJobResult& j) {
   std::vector<std::string> header = {
       str_cat("NCCL tuner rules for job ", j.job.name, ", written by railyard ", kVersion, "."),
       "Format (NCCL's example tuner, NCCL_TUNER_CONFIG_FILE; first match wins):",
@@ -100,7 +101,8 @@ struct PlanFilesOptions {
 
 // Every artifact (see the overview). Errors: a node pattern that does not suit
 // the cluster, or an exporter's error, naming the file.
-[[nodiscard]] inline StatusOr<std::vector<PlanFile>> plan_files(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<PlanFile>> plan_files(
     const topology::Cluster& cluster, const pipeline::PlanResult& r, const PlanFilesOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
   auto in_file = [](std::string_view path, const Status& s) {
@@ -183,36 +185,30 @@ struct PlanFilesOptions {
 }
 
 // Writes `files` under `dir` (see the overview).
-[[nodiscard]] inline Status write_plan_files(std::string_view dir,
-                                                   std::span<const PlanFile> files) {
-  namespace fs = std::filesystem;
-  const fs::path root{std::string(dir)};
-  std::error_code ec;
-  std::vector<fs::path> made;
-  auto make_dir = [&](const fs::path& p) -> Status {
-    if (std::find(made.begin(), made.end(), p) != made.end()) return ok_status();
-    fs::create_directories(p, ec);
-    if (ec || !fs::is_directory(p, ec))
-      return invalid_argument_error(str_cat("cannot create directory ", p.generic_string(),
-                                                ec ? str_cat(": ", ec.message()) : ""));
-    made.push_back(p);
-    return ok_status();
+RAILYARD_LAZY
+[[nodiscard]] Status write_plan_files(std::string_view dir, std::span<const PlanFile> files) {
+  auto strip = [&](Status s) {  // callers name the directory (--out) themselves
+    return s.ok() ? s : invalid_argument_error(std::string(error_problem(s)));
   };
-  RAILYARD_RETURN_IF_ERROR(make_dir(root));
+  RAILYARD_RETURN_IF_ERROR(strip(make_directories("dir", dir)));
+  std::vector<std::string> made;
   for (const PlanFile& f : files) {
-    const fs::path path = root / fs::path(f.path);
-    RAILYARD_RETURN_IF_ERROR(make_dir(path.parent_path()));
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(f.content.data(), static_cast<std::streamsize>(f.content.size()));
-    out.close();
-    if (!out) return invalid_argument_error(str_cat("cannot write ", path.generic_string()));
+    const std::string path = str_cat(dir, "/", f.path);
+    const std::string parent = path.substr(0, path.rfind('/'));
+    if (std::find(made.begin(), made.end(), parent) == made.end()) {
+      RAILYARD_RETURN_IF_ERROR(strip(make_directories("dir", parent)));
+      made.push_back(parent);
+    }
+    if (!write_text_file("file", path, f.content).ok())
+      return invalid_argument_error(str_cat("cannot write ", path));
   }
   return ok_status();
 }
 
 // One line of the plan report naming what write_plan_files() wrote under `dir`:
 // the count, then the layout above with how many host and job files there are.
-[[nodiscard]] inline std::string plan_files_summary(std::string_view dir,
+RAILYARD_LAZY
+[[nodiscard]] std::string plan_files_summary(std::string_view dir,
                                                     std::span<const PlanFile> files) {
   size_t topo = 0, jobs = 0;
   constexpr std::string_view kHostfile = "/hostfile";

@@ -42,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/hostlist.hpp"
 #include "railyard/topology/switch_tree.hpp"
@@ -68,7 +69,8 @@ struct BlockPlan {
 inline constexpr int kMaxBlockLevel = 15;
 
 // The block plan of a descriptor's cluster. O(blocks).
-[[nodiscard]] inline BlockPlan block_plan(const topology::ClusterDescriptor<>& d) {
+RAILYARD_LAZY
+[[nodiscard]] BlockPlan block_plan(const topology::ClusterDescriptor<>& d) {
   BlockPlan plan;
   const bool domains = d.hosts_per_domain() > 1;
   plan.base = domains ? BlockPlan::Base::kNvlinkDomain : BlockPlan::Base::kScalableUnit;
@@ -85,7 +87,8 @@ inline constexpr int kMaxBlockLevel = 15;
 namespace detail {
 
 // Switch indices by level, leaves first; topology order within a level.
-inline std::vector<size_t> switches_by_level(const topology::SwitchTree& tree) {
+RAILYARD_LAZY
+std::vector<size_t> switches_by_level(const topology::SwitchTree& tree) {
   std::vector<size_t> order(tree.switches.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -94,21 +97,24 @@ inline std::vector<size_t> switches_by_level(const topology::SwitchTree& tree) {
   return order;
 }
 
-inline std::string hosts_hostlist(const topology::SwitchTree& tree, const std::vector<int32_t>& hosts) {
+RAILYARD_LAZY
+std::string hosts_hostlist(const topology::SwitchTree& tree, const std::vector<int32_t>& hosts) {
   std::vector<std::string_view> names;
   names.reserve(hosts.size());
   for (int32_t h : hosts) names.emplace_back(tree.hosts[static_cast<size_t>(h)]);
   return compress_hostlist(names);
 }
 
-inline std::string children_hostlist(const topology::SwitchTree& tree, const std::vector<int32_t>& kids) {
+RAILYARD_LAZY
+std::string children_hostlist(const topology::SwitchTree& tree, const std::vector<int32_t>& kids) {
   std::vector<std::string_view> names;
   names.reserve(kids.size());
   for (int32_t c : kids) names.emplace_back(tree.switches[static_cast<size_t>(c)].name);
   return compress_hostlist(names);
 }
 
-inline std::string block_hostlist(const topology::SwitchTree& tree, const BlockPlan& plan,
+RAILYARD_LAZY
+std::string block_hostlist(const topology::SwitchTree& tree, const BlockPlan& plan,
                                   const BlockPlan::Block& b) {
   std::vector<std::string_view> names;
   for (int32_t h = b.first_host; h < b.first_host + plan.base_hosts; ++h)
@@ -116,13 +122,15 @@ inline std::string block_hostlist(const topology::SwitchTree& tree, const BlockP
   return compress_hostlist(names);
 }
 
-inline std::string tree_summary(const topology::SwitchTree& tree) {
+RAILYARD_LAZY
+std::string tree_summary(const topology::SwitchTree& tree) {
   return str_cat(tree.switches.size(), tree.switches.size() == 1 ? " switch" : " switches", " on ",
                  tree.top_level(), tree.top_level() == 1 ? " level" : " levels", ", ",
                  tree.hosts.size(), " nodes");
 }
 
-inline std::string block_summary(const BlockPlan& plan) {
+RAILYARD_LAZY
+std::string block_summary(const BlockPlan& plan) {
   return str_cat("base block = one ",
                  plan.base == BlockPlan::Base::kNvlinkDomain ? "NVLink domain" : "scalable unit",
                  " (", plan.base_hosts, " nodes), ", plan.blocks.size(),
@@ -130,7 +138,8 @@ inline std::string block_summary(const BlockPlan& plan) {
 }
 
 // YAML 1.1 plain scalars that would not read back as the same string.
-inline bool yaml_needs_quotes(std::string_view s) {
+RAILYARD_LAZY
+bool yaml_needs_quotes(std::string_view s) {
   if (s.empty()) return true;
   const char c = s[0];
   if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return true;
@@ -144,7 +153,8 @@ inline bool yaml_needs_quotes(std::string_view s) {
   return false;
 }
 
-inline std::string yaml_scalar(std::string_view s) {
+RAILYARD_LAZY
+std::string yaml_scalar(std::string_view s) {
   if (!yaml_needs_quotes(s)) return std::string(s);
   std::string out = "\"";
   for (char ch : s) {
@@ -159,7 +169,8 @@ inline std::string yaml_scalar(std::string_view s) {
 
 // topology.conf for topology/tree. Precondition: validate_tree(tree).ok().
 // O(total names).
-[[nodiscard]] inline std::string slurm_topology_conf(const topology::SwitchTree& tree) {
+RAILYARD_LAZY
+[[nodiscard]] std::string slurm_topology_conf(const topology::SwitchTree& tree) {
   std::string out =
       str_cat("# topology.conf for Slurm's topology/tree plugin, written by railyard ", kVersion,
               ".\n# ", detail::tree_summary(tree),
@@ -179,7 +190,8 @@ inline std::string yaml_scalar(std::string_view s) {
 
 // topology.conf for topology/block. Preconditions: `tree` names the hosts of `d`
 // (switch_tree(d, namer)), so tree.hosts.size() == d.hosts().
-[[nodiscard]] inline std::string slurm_block_conf(const topology::SwitchTree& tree,
+RAILYARD_LAZY
+[[nodiscard]] std::string slurm_block_conf(const topology::SwitchTree& tree,
                                            const topology::ClusterDescriptor<>& d) {
   assert(tree.hosts.size() == static_cast<size_t>(d.hosts()));
   const BlockPlan plan = block_plan(d);
@@ -195,7 +207,8 @@ inline std::string yaml_scalar(std::string_view s) {
 
 // topology.yaml (Slurm 25.05+) with a `tree` topology (the cluster default) and a
 // `block` topology. Preconditions as for slurm_topology_conf and slurm_block_conf.
-[[nodiscard]] inline std::string slurm_topology_yaml(const topology::SwitchTree& tree,
+RAILYARD_LAZY
+[[nodiscard]] std::string slurm_topology_yaml(const topology::SwitchTree& tree,
                                               const topology::ClusterDescriptor<>& d) {
   assert(tree.hosts.size() == static_cast<size_t>(d.hosts()));
   const BlockPlan plan = block_plan(d);

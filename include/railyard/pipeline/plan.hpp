@@ -109,6 +109,7 @@
 #include "railyard/cc/incast.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -284,7 +285,8 @@ struct PlanResult {
 // The mix from a job list (placement/jobs.hpp's grammar), each job checked
 // against the cluster (placement::check_job_fits) and given its plan
 // (placement::plan_or_default). Errors name the job and carry the key.
-[[nodiscard]] inline StatusOr<std::vector<PlanJob>> parse_plan_jobs(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<PlanJob>> parse_plan_jobs(
     std::string_view text, const topology::ClusterDescriptor<>& d) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<placement::JobSpec> specs, placement::parse_job_list(text));
   std::vector<PlanJob> out;
@@ -302,7 +304,8 @@ struct PlanResult {
 // Replays `trace` under first_fit up to its last arrival (see the overview):
 // placement::TraceReplay, the simulation `railyard replay` runs.
 // Errors: more jobs running at once than there are partition ids (as replay()).
-[[nodiscard]] inline StatusOr<PlanBackground> replay_background(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PlanBackground> replay_background(
     const topology::ClusterDescriptor<>& d, std::span<const placement::TraceJob> trace) {
   PlanBackground bg;
   bg.trace_jobs = static_cast<int32_t>(trace.size());
@@ -327,7 +330,8 @@ struct PlanResult {
 // The default scenario: kDefaultPlanTrace, then kDefaultPlanJobs, on `cluster`
 // (the spec text, for reports). Errors only if the mix does not suit the
 // cluster (parse_plan_jobs).
-[[nodiscard]] inline StatusOr<PlanScenario> default_plan_scenario(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PlanScenario> default_plan_scenario(
     const topology::ClusterDescriptor<>& d, std::string cluster = "h100-1024-2to1") {
   PlanScenario s;
   s.cluster = std::move(cluster);
@@ -344,7 +348,8 @@ struct PlanResult {
 namespace detail {
 
 // An Allocator with `policy` holding the background's jobs on their hosts.
-inline StatusOr<placement::Allocator> plan_allocator_with_background(
+RAILYARD_LAZY
+StatusOr<placement::Allocator> plan_allocator_with_background(
     const topology::ClusterDescriptor<>& d, placement::Policy policy,
     std::span<const placement::Allocation> background) {
   placement::AllocatorOptions options;
@@ -355,7 +360,8 @@ inline StatusOr<placement::Allocator> plan_allocator_with_background(
   return alloc;
 }
 
-inline void plan_fold_peak(std::vector<double>& peak, const std::vector<double>& util) {
+RAILYARD_LAZY
+void plan_fold_peak(std::vector<double>& peak, const std::vector<double>& util) {
   if (peak.size() < util.size()) peak.resize(util.size(), 0.0);
   for (size_t l = 0; l < util.size(); ++l) peak[l] = std::max(peak[l], util[l]);
 }
@@ -366,7 +372,8 @@ inline void plan_fold_peak(std::vector<double>& peak, const std::vector<double>&
 // free is reported unplaced (PlanJobResult::placed false), not an error. Errors:
 // the background replay's (replay_background), and any simulation or
 // derivation failure (InvalidArgument naming the job and collective).
-[[nodiscard]] inline StatusOr<PlanResult> run_plan(const topology::Cluster& cluster,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PlanResult> run_plan(const topology::Cluster& cluster,
                                                          const PlanScenario& scenario,
                                                          const PlanOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;

@@ -74,6 +74,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/fit.hpp"
@@ -96,7 +97,8 @@ inline constexpr std::array<Policy, 3> kAllPolicies = {Policy::kBestFit, Policy:
 }
 
 // "best_fit", "first_fit" or "random"; the error names the value and the choices.
-[[nodiscard]] inline StatusOr<Policy> parse_policy(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Policy> parse_policy(std::string_view text) {
   for (Policy p : kAllPolicies)
     if (text == policy_name(p)) return p;
   return invalid_field("policy", text, "unknown policy (policies: best_fit, first_fit, random)");
@@ -164,7 +166,8 @@ namespace detail {
 // Uniform integer in [0, bound) from a 64-bit generator: Lemire-style rejection
 // on the modulo, so the result is exact and the same on every platform (unlike
 // std::uniform_int_distribution, whose algorithm the standard leaves open).
-[[nodiscard]] inline uint64_t uniform_below(std::mt19937_64& rng, uint64_t bound) {
+RAILYARD_LAZY
+[[nodiscard]] uint64_t uniform_below(std::mt19937_64& rng, uint64_t bound) {
   assert(bound > 0);
   const uint64_t threshold = (0 - bound) % bound;  // 2^64 mod bound
   for (;;) {
@@ -326,7 +329,8 @@ class Allocator {
 
 // Checks the options against the cluster and builds an Allocator. Errors name
 // the field: partitions must satisfy 1 <= first <= last <= 65535.
-[[nodiscard]] inline StatusOr<Allocator> make_allocator(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Allocator> make_allocator(const topology::ClusterDescriptor<>& desc,
                                                        AllocatorOptions options = {}) {
   const PartitionRange r = options.partitions;
   if (r.first < 1 || r.last > 0xffff || r.first > r.last)

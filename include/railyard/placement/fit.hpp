@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/plan.hpp"
@@ -35,7 +36,8 @@ enum class SizeProblem : uint8_t { kNone, kNotPositive, kNotWholeHosts, kLargerT
 
 // A job of `gpus` GPUs on a cluster of `hosts` hosts of `gpus_per_host` GPUs.
 // InvalidArgument with field "gpus" when it does not fit.
-[[nodiscard]] inline Status check_job_gpus(int64_t gpus, int32_t gpus_per_host, int32_t hosts) {
+RAILYARD_LAZY
+[[nodiscard]] Status check_job_gpus(int64_t gpus, int32_t gpus_per_host, int32_t hosts) {
   const std::string value = str_cat(gpus);
   switch (size_problem(gpus, gpus_per_host, hosts)) {
     case SizeProblem::kNone:
@@ -57,7 +59,8 @@ enum class SizeProblem : uint8_t { kNone, kNotPositive, kNotWholeHosts, kLargerT
 // A parallelism plan on the cluster: its world fits as above (reported as the
 // plan, field "job", which is what the user typed), and TP stays inside one
 // NVLink domain and divides it (field "tp"), or TP groups would straddle domains.
-[[nodiscard]] inline Status check_plan_fits(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] Status check_plan_fits(const topology::ClusterDescriptor<>& d,
                                             const ParallelPlan& plan) {
   const int64_t gpus_per_host = d.gpus_per_host();
   const int64_t domain_gpus = int64_t{d.hosts_per_domain()} * gpus_per_host;

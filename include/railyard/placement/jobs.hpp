@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -59,18 +60,21 @@ inline constexpr std::string_view kJobListKeys =
 
 namespace detail {
 
-inline std::string_view job_trim(std::string_view s) {
+RAILYARD_LAZY
+std::string_view job_trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
-inline bool job_name_char(char c) {
+RAILYARD_LAZY
+bool job_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' ||
          c == '-';
 }
 
-inline bool is_plan_key(std::string_view key) {
+RAILYARD_LAZY
+bool is_plan_key(std::string_view key) {
   for (std::string_view k : kDimNames)
     if (key == k || (key.size() == k.size() + 6 && key.starts_with(k) && key.ends_with("_bytes")))
       return true;
@@ -81,7 +85,8 @@ inline bool is_plan_key(std::string_view key) {
 
 // Parses a job list (grammar above). Does not look at a cluster: check_job_fits()
 // does. At least one job is required.
-[[nodiscard]] inline StatusOr<std::vector<JobSpec>> parse_job_list(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<JobSpec>> parse_job_list(std::string_view text) {
   std::vector<JobSpec> out;
   int32_t index = 0;
   for (std::string_view raw : split(text, ';')) {
@@ -96,7 +101,7 @@ inline bool is_plan_key(std::string_view key) {
                             "'): name is empty (expected name:gpus=N or name:tp=8,dp=4)")),
                         "name", "");
     const std::string context = str_cat("job '", name, "'");
-    if (!std::all_of(name.begin(), name.end(), detail::job_name_char))
+    if (!std::all_of(name.begin(), name.end(), [](char c) { return detail::job_name_char(c); }))
       return with_context(
           invalid_field("name", name, "only letters, digits, '.', '_' and '-' (it names files)"),
           context);
@@ -173,7 +178,8 @@ inline bool is_plan_key(std::string_view key) {
 
 // The one fits-check for a listed job (placement/fit.hpp): its size, and its
 // plan's TP against the NVLink domain. Errors name the job.
-[[nodiscard]] inline Status check_job_fits(const JobSpec& job,
+RAILYARD_LAZY
+[[nodiscard]] Status check_job_fits(const JobSpec& job,
                                            const topology::ClusterDescriptor<>& d) {
   // A plan is checked as the plan the user wrote (its world is the job's size).
   const Status s = job.plan ? check_plan_fits(d, *job.plan)
@@ -183,7 +189,8 @@ inline bool is_plan_key(std::string_view key) {
 
 // The job's plan, or — for a job given as gpus only — TP across one host and DP
 // across its hosts. Precondition: check_job_fits(job, d) is ok.
-[[nodiscard]] inline ParallelPlan plan_or_default(const JobSpec& job,
+RAILYARD_LAZY
+[[nodiscard]] ParallelPlan plan_or_default(const JobSpec& job,
                                                   const topology::ClusterDescriptor<>& d) {
   if (job.plan) return *job.plan;
   ParallelPlan p;
@@ -210,7 +217,8 @@ struct PlaceResult {
 // Places already-parsed jobs in order on an empty cluster. A job that does not
 // fit in what is still free is listed in `unplaced` (and later jobs may still
 // fit). Errors: a job check_job_fits() rejects, invalid allocator options.
-[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                       std::span<const JobSpec> jobs,
                                                       AllocatorOptions options) {
   for (const JobSpec& job : jobs) RAILYARD_RETURN_IF_ERROR(check_job_fits(job, desc));
@@ -233,14 +241,16 @@ struct PlaceResult {
 }
 
 // parse_job_list() then place_jobs().
-[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                       std::string_view jobs_text,
                                                       AllocatorOptions options) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<JobSpec> jobs, parse_job_list(jobs_text));
   return place_jobs(desc, jobs, options);
 }
 
-[[nodiscard]] inline StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                       std::string_view jobs_text,
                                                       Policy policy = Policy::kBestFit) {
   AllocatorOptions options;

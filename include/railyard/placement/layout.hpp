@@ -47,6 +47,7 @@
 #include <string>
 #include <string_view>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -271,7 +272,8 @@ struct LayoutAccess {
 
 // Called only for invalid make_layout() arguments: not constexpr, so constant
 // evaluation stops here with a compile error at the caller (the {fmt} trick).
-inline void layout_arguments_are_invalid() {}
+RAILYARD_LAZY
+void layout_arguments_are_invalid() {}
 
 [[nodiscard]] constexpr Layout trusted(const LayoutResult& r) {
   if (!r.ok()) layout_arguments_are_invalid();

@@ -48,6 +48,7 @@
 
 #include "railyard/collective/traffic.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/fit.hpp"
@@ -104,11 +105,13 @@ namespace detail {
 struct HostPlace {
   int32_t host, su, pod, leaf, domain;
 };
-inline HostPlace host_place(const topology::ClusterDescriptor<>& d, HostId h) {
+RAILYARD_LAZY
+HostPlace host_place(const topology::ClusterDescriptor<>& d, HostId h) {
   return {h.value(), d.su_of(h).value(), d.pod_of(h).value(), d.leaf_of(h, RailId{0}).value(),
           d.domain_of(h)};
 }
-inline Tier meeting_tier(const HostPlace& a, const HostPlace& b, bool tor) {
+RAILYARD_LAZY
+Tier meeting_tier(const HostPlace& a, const HostPlace& b, bool tor) {
   if (a.host == b.host || a.domain == b.domain) return Tier::kNvlink;
   if (tor ? a.leaf == b.leaf : a.su == b.su) return Tier::kLeaf;
   return a.pod == b.pod ? Tier::kSpine : Tier::kCore;
@@ -189,13 +192,15 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
 }  // namespace detail
 
 // The tier where two GPUs meet (see the traffic model above).
-[[nodiscard]] inline Tier meeting_tier(const topology::ClusterDescriptor<>& d, Device a, Device b) {
+RAILYARD_LAZY
+[[nodiscard]] Tier meeting_tier(const topology::ClusterDescriptor<>& d, Device a, Device b) {
   return detail::meeting_tier(detail::host_place(d, a.host), detail::host_place(d, b.host),
                               d.kind() == topology::Kind::kTorFatTree);
 }
 
 // Traffic of an arbitrary rank -> device map (index = rank).
-[[nodiscard]] inline TrafficReport traffic(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<>& d,
                                     const ParallelPlan& plan,
                                     std::span<const Device> device_of_rank) {
   std::vector<detail::HostPlace> places;
@@ -208,7 +213,8 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
 }
 
 // Traffic of a placement: rank r on hosts[r / gpus_per_host], GPU r % gpus_per_host.
-[[nodiscard]] inline TrafficReport traffic(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] TrafficReport traffic(const topology::ClusterDescriptor<>& d,
                                     const JobPlacement& p) {
   std::vector<detail::HostPlace> places;
   places.reserve(p.hosts.size());
@@ -224,7 +230,8 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
 // (fit.hpp: whole hosts, TP inside an NVLink domain), the plan's world equals the
 // GPUs of `hosts` (ids in range, none twice; empty `hosts` means the first
 // world / gpus_per_host hosts). Returns the host list to use.
-[[nodiscard]] inline StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<HostId>> job_hosts(const topology::ClusterDescriptor<>& d,
                                                              const ParallelPlan& plan,
                                                              std::span<const HostId> hosts) {
   RAILYARD_RETURN_IF_ERROR(check_plan_fits(d, plan));
@@ -254,7 +261,8 @@ TrafficReport traffic_of(const topology::ClusterDescriptor<>& d, const ParallelP
 
 // Ranks numbered as the user asked: hosts in the order given (host-id order
 // when none are given), the plan's own order string.
-[[nodiscard]] inline StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<JobPlacement> naive_order(const topology::ClusterDescriptor<>& d,
                                                        const ParallelPlan& plan,
                                                        std::span<const HostId> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<HostId> list, job_hosts(d, plan, hosts));
@@ -267,7 +275,8 @@ namespace detail {
 // designs) and NVLink domains, then host id. Contiguous groups keep
 // consecutive ranks low in the tree; big groups first keep blocks of ranks
 // aligned with them when group sizes are uneven.
-inline std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+std::vector<HostId> topology_host_order(const topology::ClusterDescriptor<>& d,
                                         std::vector<HostId> hosts) {
   using Key = std::array<int32_t, 4>;  // pod, SU, leaf, domain
   auto key = [&](HostId h) {
@@ -317,12 +326,14 @@ inline std::vector<HostId> topology_host_order(const topology::ClusterDescriptor
 
 // The cost order_ranks() minimizes: bytes at core, then spine, then leaf,
 // compared lexicographically (lower is better).
-[[nodiscard]] inline std::array<double, 3> ordering_cost(const TrafficReport& t) {
+RAILYARD_LAZY
+[[nodiscard]] std::array<double, 3> ordering_cost(const TrafficReport& t) {
   return {t.bytes(Tier::kCore), t.bytes(Tier::kSpine), t.bytes(Tier::kLeaf)};
 }
 
 // railyard's ordering (see the header comment). Errors as job_hosts().
-[[nodiscard]] inline StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<JobPlacement> order_ranks(const topology::ClusterDescriptor<>& d,
                                                        const ParallelPlan& plan,
                                                        std::span<const HostId> hosts = {}) {
   RAILYARD_ASSIGN_OR_RETURN(const std::vector<HostId> given, job_hosts(d, plan, hosts));

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "railyard/collective/schedule.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
@@ -52,7 +53,8 @@ inline constexpr std::array<std::string_view, kDimCount> kDimNames = {"tp", "cp"
 
 // A dimension by name (tp, cp, ep, dp, pp); the error names `field` (the input
 // the name came from, e.g. "group").
-[[nodiscard]] inline StatusOr<Dim> parse_dim(std::string_view field, std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Dim> parse_dim(std::string_view field, std::string_view text) {
   for (size_t d = 0; d < kDimNames.size(); ++d)
     if (text == kDimNames[d]) return static_cast<Dim>(d);
   return invalid_field(field, text, "unknown dimension (tp, cp, ep, dp or pp)");
@@ -142,7 +144,8 @@ struct ParallelPlan {
 };
 
 // Parses an order string "tp-cp-ep-dp-pp": a permutation of the five names.
-[[nodiscard]] inline StatusOr<std::array<Dim, kDimCount>> parse_order(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::array<Dim, kDimCount>> parse_order(std::string_view text) {
   std::array<Dim, kDimCount> order{};
   std::array<bool, kDimCount> seen{};
   const auto parts = split(text, '-');
@@ -164,7 +167,8 @@ struct ParallelPlan {
 }
 
 // Parses a plan (grammar above). Sizes 1..2^20, world at most 2^24.
-[[nodiscard]] inline StatusOr<ParallelPlan> parse_plan(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<ParallelPlan> parse_plan(std::string_view text) {
   if (text.empty()) return invalid_field("job", text, "empty plan; e.g. tp=8,pp=4,dp=32");
   RAILYARD_ASSIGN_OR_RETURN(SpecReader reader, SpecReader::parse(str_cat("job:", text)));
   ParallelPlan plan;
@@ -229,7 +233,8 @@ struct StepCollective {
 
 // The collectives one training step of `plan` runs, network-heavy first (dp, ep,
 // cp, tp), for every dimension of size > 1.
-[[nodiscard]] inline std::vector<StepCollective> step_collectives(const ParallelPlan& plan) {
+RAILYARD_LAZY
+[[nodiscard]] std::vector<StepCollective> step_collectives(const ParallelPlan& plan) {
   std::vector<StepCollective> out;
   for (Dim d : {Dim::kDp, Dim::kEp, Dim::kCp, Dim::kTp})
     if (plan.size(d) > 1) out.push_back(*step_collective(d));

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "railyard/core/csv.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -85,7 +86,8 @@ struct ReplayReport {
 
 namespace detail {
 
-[[nodiscard]] inline std::string_view trim(std::string_view s) {
+RAILYARD_LAZY
+[[nodiscard]] std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
     s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
@@ -101,7 +103,8 @@ inline constexpr double kMaxTraceSeconds = 1e12;
 // A non-negative finite decimal such as 12, 0.5 or 3600.25 (no sign, no exponent
 // letters other than what from_chars's fixed format accepts: none), at most
 // kMaxTraceSeconds.
-[[nodiscard]] inline StatusOr<double> parse_seconds(std::string_view field,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<double> parse_seconds(std::string_view field,
                                                           std::string_view text) {
   if (text.empty()) return invalid_field(field, text, "expected seconds, got nothing");
   double value = 0;
@@ -120,7 +123,8 @@ inline constexpr double kMaxTraceSeconds = 1e12;
 // Parses a job trace (format above; the CSV dialect of core/csv.hpp). Errors:
 // "line N: <field>=<token>: problem", the field attached (error_field()); the
 // field is time, name, gpus or duration, or header / row for the whole line.
-[[nodiscard]] inline StatusOr<std::vector<TraceJob>> parse_job_trace(std::string_view csv) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<TraceJob>> parse_job_trace(std::string_view csv) {
   static constexpr std::string_view kColumns[] = {"time", "name", "gpus", "duration"};
   std::vector<TraceJob> jobs;
   std::map<std::string, int32_t, std::less<>> first_line;  // lookup only
@@ -291,7 +295,8 @@ class TraceReplay {
 // Jobs that cannot run on this cluster are reported in `rejected`, not as
 // errors. Errors: invalid options (make_allocator()), or more jobs running at
 // once than options.partitions has ids (each job is its own tenant).
-[[nodiscard]] inline StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<ReplayReport> replay(const topology::ClusterDescriptor<>& desc,
                                                    std::span<const TraceJob> jobs,
                                                    AllocatorOptions options = {}) {
   RAILYARD_ASSIGN_OR_RETURN(TraceReplay run, TraceReplay::create(desc, jobs, options));
@@ -302,7 +307,8 @@ class TraceReplay {
 }
 
 // replay() under best_fit, first_fit and random (in that order), the same seed.
-[[nodiscard]] inline StatusOr<std::vector<ReplayReport>> replay_policies(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<ReplayReport>> replay_policies(
     const topology::ClusterDescriptor<>& desc, std::span<const TraceJob> jobs,
     uint64_t seed = 1) {
   std::vector<ReplayReport> reports;

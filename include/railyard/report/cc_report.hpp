@@ -57,6 +57,7 @@
 
 #include "railyard/cc/derive.hpp"
 #include "railyard/cc/validate.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
@@ -76,40 +77,47 @@ struct CcReportContext {
 namespace detail {
 
 // `x` rounded to `decimals` places (non-finite values unchanged).
-inline double cc_round(double x, int decimals) {
+RAILYARD_LAZY
+double cc_round(double x, int decimals) {
   if (!std::isfinite(x)) return x;
   const double scale = std::pow(10.0, decimals);
   return std::round(x * scale) / scale;
 }
 
 // Decimals that keep 6 significant digits of |x| < 1 (at most 12).
-inline int cc_small_decimals(double x) {
+RAILYARD_LAZY
+int cc_small_decimals(double x) {
   if (x == 0 || !std::isfinite(x)) return 0;
   const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(x))));
   return std::clamp(5 - exponent, 0, 12);
 }
 
 // Probabilities: 6 significant digits.
-inline double cc_round_p(double p) { return cc_round(p, std::max(3, cc_small_decimals(p))); }
+RAILYARD_LAZY
+double cc_round_p(double p) { return cc_round(p, std::max(3, cc_small_decimals(p))); }
 
 // Setting values: 3 decimals, 6 significant digits below 1.
-inline double cc_round_value(double x) {
+RAILYARD_LAZY
+double cc_round_value(double x) {
   return cc_round(x, std::fabs(x) < 1 ? std::max(3, cc_small_decimals(x)) : 3);
 }
 
 // `x` with exactly `decimals` digits after the point ("-" when not finite).
-inline std::string cc_fixed(double x, int decimals) { return fixed(x, decimals); }
+RAILYARD_LAZY
+std::string cc_fixed(double x, int decimals) { return fixed(x, decimals); }
 
 // A setting's value as text: as cc_round_value keeps it, in shortest form
 // (integers as integers).
-inline std::string cc_value_text(double x) {
+RAILYARD_LAZY
+std::string cc_value_text(double x) {
   const double r = cc_round_value(x);
   if (!std::isfinite(r)) return "-";
   if (r == std::floor(r) && std::fabs(r) < 9e15) return str_cat(static_cast<int64_t>(r));
   return str_cat(r);
 }
 
-inline std::string cc_kb(double bytes) { return cc_fixed(bytes / 1000.0, 1); }
+RAILYARD_LAZY
+std::string cc_kb(double bytes) { return cc_fixed(bytes / 1000.0, 1); }
 
 // A table: left-aligned or right-aligned columns, widths from the content; the
 // last column is never padded (it holds free text).
@@ -150,13 +158,15 @@ class CcTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-inline void cc_values_table(std::string& out, const std::vector<cc::Value>& values) {
+RAILYARD_LAZY
+void cc_values_table(std::string& out, const std::vector<cc::Value>& values) {
   CcTable t({{"name", false}, {"value", true}, {"unit", false}, {"reason", false}});
   for (const cc::Value& v : values) t.row({v.name, cc_value_text(v.value), v.unit, v.reason});
   t.render(out, "  ");
 }
 
-inline void cc_values_json(JsonWriter& w, const std::vector<cc::Value>& values) {
+RAILYARD_LAZY
+void cc_values_json(JsonWriter& w, const std::vector<cc::Value>& values) {
   w.begin_object();
   for (const cc::Value& v : values) {
     w.key(v.name).begin_object();
@@ -174,26 +184,30 @@ struct CcEnvLine {
   std::string value;
   std::string reason;
 };
-inline std::vector<CcEnvLine> cc_env_lines(const cc::CcPlan& plan) {
+RAILYARD_LAZY
+std::vector<CcEnvLine> cc_env_lines(const cc::CcPlan& plan) {
   std::vector<CcEnvLine> out;
   for (const cc::EnvVar& v : plan.nccl_env) out.push_back({v.name, v.value, v.reason});
   return out;
 }
 
-inline std::string cc_hosts_text(const std::vector<HostId>& hosts) {
+RAILYARD_LAZY
+std::string cc_hosts_text(const std::vector<HostId>& hosts) {
   std::vector<HostId> ids(hosts.begin(), hosts.end());
   std::sort(ids.begin(), ids.end());
   return format_host_list(ids);
 }
 
-inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext& ctx) {
+RAILYARD_LAZY
+std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext& ctx) {
   return str_cat(plan.incast, plan.incast == 1 ? " sender" : " senders", " into one port at once",
                  ctx.incast_source.empty() ? std::string() : str_cat(" (", ctx.incast_source, ")"));
 }
 
 }  // namespace detail
 
-[[nodiscard]] inline std::string cc_json(const cc::CcPlan& plan, const cc::CcInputs& in,
+RAILYARD_LAZY
+[[nodiscard]] std::string cc_json(const cc::CcPlan& plan, const cc::CcInputs& in,
                                          const CcReportContext& ctx = {}, int indent = 2,
                                          const cc::CcValidation* fluid = nullptr) {
   using detail::cc_round;
@@ -351,7 +365,8 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string cc_text(const cc::CcPlan& plan, const cc::CcInputs& in,
+RAILYARD_LAZY
+[[nodiscard]] std::string cc_text(const cc::CcPlan& plan, const cc::CcInputs& in,
                                          const CcReportContext& ctx = {},
                                          const cc::CcValidation* fluid = nullptr) {
   using detail::cc_fixed;
@@ -479,7 +494,8 @@ inline std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext&
 
 // The fluid model's run of the derived settings (cc::validate_cc) as an SVG
 // plot of the queue and the senders' rates (report/trace_svg.hpp).
-[[nodiscard]] inline StatusOr<std::string> cc_fluid_svg(const cc::CcValidation& v) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> cc_fluid_svg(const cc::CcValidation& v) {
   return trace_svg(v.derived.result, v.derived.red, v.scenario,
                    str_cat("railyard cc: ", v.senders, " DCQCN senders into one ", v.link_gbps,
                            " Gb/s port (derived settings)"));

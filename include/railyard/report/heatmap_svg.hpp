@@ -84,6 +84,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/svg.hpp"
@@ -123,7 +124,8 @@ inline constexpr uint32_t kHeatmapUnusedRgb = 0xd0d0d0;
 inline constexpr uint32_t kHeatmapOverRgb = 0x3f007d;
 
 // Precondition: u >= 0 and finite.
-inline uint32_t heatmap_rgb(double u) {
+RAILYARD_LAZY
+uint32_t heatmap_rgb(double u) {
   if (u == 0) return kHeatmapUnusedRgb;
   if (u > 1) return kHeatmapOverRgb;
   const double t = u * 8;
@@ -139,9 +141,11 @@ inline uint32_t heatmap_rgb(double u) {
 }
 
 // One decimal, '.' whatever LC_NUMERIC says (railyard::fixed).
-inline std::string heatmap_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
+RAILYARD_LAZY
+std::string heatmap_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
 
-inline int heatmap_text_w(std::string_view s, int char_w = kHeatmapCharW) {
+RAILYARD_LAZY
+int heatmap_text_w(std::string_view s, int char_w = kHeatmapCharW) {
   return static_cast<int>(s.size()) * char_w;
 }
 
@@ -170,13 +174,15 @@ struct HeatmapStats {
   }
 };
 
-inline std::string_view heatmap_plural(topology::NodeKind k) {
+RAILYARD_LAZY
+std::string_view heatmap_plural(topology::NodeKind k) {
   static constexpr std::string_view kNames[6] = {"GPUs",   "hosts",  "NVLink switches",
                                                  "leaves", "spines", "cores"};
   return kNames[static_cast<size_t>(k)];
 }
 
-inline bool heatmap_is_switch(topology::NodeKind k) {
+RAILYARD_LAZY
+bool heatmap_is_switch(topology::NodeKind k) {
   return k == topology::NodeKind::kLeaf || k == topology::NodeKind::kSpine ||
          k == topology::NodeKind::kCore;
 }
@@ -186,13 +192,15 @@ struct HeatmapPorts {
   std::vector<LinkId> down, up;
 };
 
-inline HeatmapPorts heatmap_ports(const topology::Fabric& f, NodeId sw) {
+RAILYARD_LAZY
+HeatmapPorts heatmap_ports(const topology::Fabric& f, NodeId sw) {
   HeatmapPorts p;
   for (LinkId l : f.out_links(sw)) (topology::Fabric::is_up(l) ? p.up : p.down).push_back(l);
   return p;
 }
 
-inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; }
+RAILYARD_LAZY
+int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; }
 
 }  // namespace detail
 
@@ -200,7 +208,8 @@ inline int32_t heatmap_ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; 
 // traffic / capacity, >= 0; > 1 means over capacity) over the switches of
 // `fabric`, as a standalone SVG 1.1 document (layout above). Errors: see the
 // overview. Deterministic; O(nodes + links).
-[[nodiscard]] inline StatusOr<std::string> heatmap_svg(const topology::Fabric& fabric,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> heatmap_svg(const topology::Fabric& fabric,
                                                              std::span<const double> utilization,
                                                              const HeatmapOptions& options = {}) {
   using topology::Fabric;

@@ -16,6 +16,7 @@
 #include <array>
 #include <string>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/topology/cluster_spec.hpp"
@@ -25,7 +26,8 @@
 
 namespace railyard::report {
 
-[[nodiscard]] inline std::string inventory_json(const topology::ClusterDescriptor<>& d, int indent = 2) {
+RAILYARD_LAZY
+[[nodiscard]] std::string inventory_json(const topology::ClusterDescriptor<>& d, int indent = 2) {
   using topology::SwitchTier;
   const topology::Inventory inv = topology::inventory(d);
   JsonWriter w(indent);
@@ -76,7 +78,8 @@ namespace railyard::report {
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string inventory_text(const topology::ClusterDescriptor<>& d) {
+RAILYARD_LAZY
+[[nodiscard]] std::string inventory_text(const topology::ClusterDescriptor<>& d) {
   using topology::SwitchTier;
   const topology::Inventory inv = topology::inventory(d);
   const topology::ClusterSpec& s = d.spec();
@@ -132,7 +135,8 @@ struct FabricCounts {
   double bisection_gbps = 0;
 };
 
-[[nodiscard]] inline FabricCounts fabric_counts(const topology::Fabric& f) {
+RAILYARD_LAZY
+[[nodiscard]] FabricCounts fabric_counts(const topology::Fabric& f) {
   using topology::LinkTier;
   using topology::NodeKind;
   FabricCounts c;
@@ -153,7 +157,8 @@ struct FabricCounts {
   return c;
 }
 
-[[nodiscard]] inline std::string fabric_inventory_json(const topology::Fabric& f, int indent = 2) {
+RAILYARD_LAZY
+[[nodiscard]] std::string fabric_inventory_json(const topology::Fabric& f, int indent = 2) {
   const FabricCounts c = fabric_counts(f);
   JsonWriter w(indent);
   w.begin_object();
@@ -172,7 +177,8 @@ struct FabricCounts {
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string fabric_inventory_text(const topology::Fabric& f) {
+RAILYARD_LAZY
+[[nodiscard]] std::string fabric_inventory_text(const topology::Fabric& f) {
   const FabricCounts c = fabric_counts(f);
   std::string out;
   str_append(out, "hosts     ", c.hosts, " (one NIC port each, as read from the file)\n");

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -27,7 +28,8 @@
 namespace railyard::report {
 
 namespace detail {
-inline void write_traffic(JsonWriter& w, const placement::TrafficReport& t) {
+RAILYARD_LAZY
+void write_traffic(JsonWriter& w, const placement::TrafficReport& t) {
   w.begin_object();
   w.key("bytes_per_step").begin_object();
   for (size_t i = 0; i < placement::kTierNames.size(); ++i)
@@ -50,14 +52,16 @@ inline void write_traffic(JsonWriter& w, const placement::TrafficReport& t) {
   w.end_object();
 }
 
-inline std::string gib(double bytes) {
+RAILYARD_LAZY
+std::string gib(double bytes) {
   const double v = bytes / static_cast<double>(kGiB);
   std::string s = str_cat(static_cast<double>(static_cast<int64_t>(v * 10 + 0.5)) / 10);
   return s;
 }
 }  // namespace detail
 
-[[nodiscard]] inline std::string order_json(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] std::string order_json(const topology::ClusterDescriptor<>& d,
                                      const placement::JobPlacement& ours,
                                      const placement::JobPlacement& naive, int indent = 2) {
   JsonWriter w(indent);
@@ -88,7 +92,8 @@ inline std::string gib(double bytes) {
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string order_text(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] std::string order_text(const topology::ClusterDescriptor<>& d,
                                      const placement::JobPlacement& ours,
                                      const placement::JobPlacement& naive) {
   const placement::TrafficReport t = placement::traffic(d, ours);

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
@@ -23,7 +24,8 @@
 
 namespace railyard::report {
 
-[[nodiscard]] inline std::string place_json(const placement::PlaceResult& r, int indent = 2) {
+RAILYARD_LAZY
+[[nodiscard]] std::string place_json(const placement::PlaceResult& r, int indent = 2) {
   JsonWriter w(indent);
   w.begin_object();
   w.key("jobs").begin_array();
@@ -68,7 +70,8 @@ namespace railyard::report {
 }
 
 // Four hex digits, as pkeys are written.
-[[nodiscard]] inline std::string partition_hex(int32_t id) {
+RAILYARD_LAZY
+[[nodiscard]] std::string partition_hex(int32_t id) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(4, '0');
   for (int i = 3; i >= 0; --i, id >>= 4) out[static_cast<size_t>(i)] = kHex[id & 15];
@@ -77,7 +80,8 @@ namespace railyard::report {
 
 // One line per job (hosts as compact ranges, SUs), then a map of the SUs: one
 // character per host, the job's letter (a, b, ... in input order) or '.' free.
-[[nodiscard]] inline std::string place_text(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] std::string place_text(const topology::ClusterDescriptor<>& d,
                                      const placement::PlaceResult& r) {
   std::string out;
   std::vector<char> mark(static_cast<size_t>(d.hosts()), '.');
@@ -111,7 +115,8 @@ namespace railyard::report {
   return out;
 }
 
-[[nodiscard]] inline std::string replay_json(std::span<const placement::ReplayReport> reports,
+RAILYARD_LAZY
+[[nodiscard]] std::string replay_json(std::span<const placement::ReplayReport> reports,
                                              int indent = 2) {
   JsonWriter w(indent);
   w.begin_object();
@@ -143,7 +148,8 @@ namespace railyard::report {
 // A fixed-width table, one row per report: policy, utilization (%), mean / p95
 // queueing delay (hours), jobs split across SUs (avoidable ones), across pods,
 // makespan (hours).
-[[nodiscard]] inline std::string replay_text(std::span<const placement::ReplayReport> reports) {
+RAILYARD_LAZY
+[[nodiscard]] std::string replay_text(std::span<const placement::ReplayReport> reports) {
   auto pad = [](std::string s, size_t width) {
     if (s.size() < width) s.insert(0, width - s.size(), ' ');
     return s;

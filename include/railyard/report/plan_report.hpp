@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "railyard/collective/schedule.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -69,10 +70,12 @@ inline constexpr std::string_view kPlanLetters =
 inline constexpr size_t kPlanMapAllSus = 16;  // show every SU up to this many
 inline constexpr size_t kPlanMapMaxSus = 24;  // otherwise the SUs the mix uses, at most
 
-inline char plan_letter(size_t job) { return job < kPlanLetters.size() ? kPlanLetters[job] : '*'; }
+RAILYARD_LAZY
+char plan_letter(size_t job) { return job < kPlanLetters.size() ? kPlanLetters[job] : '*'; }
 
 // One SU's row of the map: a character per host.
-inline std::string plan_su_row(const std::vector<int32_t>& owner, int32_t su, int32_t per_su) {
+RAILYARD_LAZY
+std::string plan_su_row(const std::vector<int32_t>& owner, int32_t su, int32_t per_su) {
   std::string row;
   for (int32_t h = su * per_su; h < (su + 1) * per_su; ++h) {
     const int32_t o = owner[static_cast<size_t>(h)];
@@ -82,7 +85,8 @@ inline std::string plan_su_row(const std::vector<int32_t>& owner, int32_t su, in
 }
 
 // The SUs the text map shows: all of them when few, else those any mix job uses.
-inline std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
+RAILYARD_LAZY
+std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
   std::vector<int32_t> sus;
   for (int32_t su = 0; su < d.sus(); ++su) {
     bool used = static_cast<size_t>(d.sus()) <= kPlanMapAllSus;
@@ -94,45 +98,54 @@ inline std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<>& d,
   return sus;
 }
 
-inline std::string plan_sus_text(const std::vector<SuId>& sus) {
+RAILYARD_LAZY
+std::string plan_sus_text(const std::vector<SuId>& sus) {
   return format_id_list(sus);
 }
 
-inline std::string plan_gib(double bytes, int decimals = 1) {
+RAILYARD_LAZY
+std::string plan_gib(double bytes, int decimals = 1) {
   return fixed(bytes / static_cast<double>(int64_t{1} << 30), decimals);
 }
 
-inline std::string plan_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
+RAILYARD_LAZY
+std::string plan_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
 
-inline const sim::TierUtilization* plan_tier_of(const sim::CollectiveReport& r,
+RAILYARD_LAZY
+const sim::TierUtilization* plan_tier_of(const sim::CollectiveReport& r,
                                                 topology::LinkTier t) {
   for (const sim::TierUtilization& u : r.tiers)
     if (u.tier == t) return &u;
   return nullptr;
 }
 
-inline double plan_tier_bytes(const sim::CollectiveReport& r, topology::LinkTier t) {
+RAILYARD_LAZY
+double plan_tier_bytes(const sim::CollectiveReport& r, topology::LinkTier t) {
   const sim::TierUtilization* u = plan_tier_of(r, t);
   return u ? u->bytes : 0.0;
 }
-inline double plan_tier_peak(const sim::CollectiveReport& r, topology::LinkTier t) {
+RAILYARD_LAZY
+double plan_tier_peak(const sim::CollectiveReport& r, topology::LinkTier t) {
   const sim::TierUtilization* u = plan_tier_of(r, t);
   return u ? u->max_utilization : 0.0;
 }
 
-inline double plan_job_spine_bytes(const pipeline::PlanJobResult& j, pipeline::PlanSide s) {
+RAILYARD_LAZY
+double plan_job_spine_bytes(const pipeline::PlanJobResult& j, pipeline::PlanSide s) {
   double b = 0;
   for (const pipeline::PlanCollective& c : j.collectives)
     b += plan_tier_bytes(c.at(s), topology::LinkTier::kLeafSpine);
   return b;
 }
 
-inline std::string plan_speedup_text(double x) {
+RAILYARD_LAZY
+std::string plan_speedup_text(double x) {
   return std::isfinite(x) ? fixed(x, 2) + "x" : std::string("-");
 }
 
 // The short congestion-control line of a job.
-inline std::string plan_cc_line(const pipeline::PlanJobResult& j) {
+RAILYARD_LAZY
+std::string plan_cc_line(const pipeline::PlanJobResult& j) {
   if (!j.cc) return "";
   const cc::CcPlan& p = *j.cc;
   std::string out = str_cat("incast ", j.incast);
@@ -156,7 +169,8 @@ inline std::string plan_cc_line(const pipeline::PlanJobResult& j) {
   return out;
 }
 
-inline std::string plan_pad(std::string s, size_t width, bool right = false) {
+RAILYARD_LAZY
+std::string plan_pad(std::string s, size_t width, bool right = false) {
   return simulate_pad(std::move(s), width, right);
 }
 
@@ -164,7 +178,8 @@ inline std::string plan_pad(std::string s, size_t width, bool right = false) {
 
 // The plan without its size-1 dimensions ("tp=8,pp=4,dp=16"), and its order
 // string when it is not Megatron's default.
-[[nodiscard]] inline std::string plan_short_text(const placement::ParallelPlan& plan) {
+RAILYARD_LAZY
+[[nodiscard]] std::string plan_short_text(const placement::ParallelPlan& plan) {
   std::string out;
   for (size_t d = 0; d < placement::kDimNames.size(); ++d)
     if (plan.sizes[d] > 1)
@@ -176,7 +191,8 @@ inline std::string plan_pad(std::string s, size_t width, bool right = false) {
 }
 
 // The one-screen text report (see the overview).
-[[nodiscard]] inline std::string plan_text(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
+RAILYARD_LAZY
+[[nodiscard]] std::string plan_text(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
   using detail::plan_pad;
   std::string out;
   const topology::ClusterSpec& spec = d.spec();
@@ -291,7 +307,8 @@ inline std::string plan_pad(std::string s, size_t width, bool right = false) {
 }
 
 // plan.json (see the overview for the keys).
-[[nodiscard]] inline std::string plan_json(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r,
+RAILYARD_LAZY
+[[nodiscard]] std::string plan_json(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r,
                                     uint64_t seed = 1, int indent = 2) {
   using detail::simulate_round;
   JsonWriter w(indent);

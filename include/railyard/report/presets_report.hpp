@@ -16,13 +16,15 @@
 #include <string>
 #include <utility>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 
 namespace railyard::report {
 
-[[nodiscard]] inline std::string presets_json(int indent = 2) {
+RAILYARD_LAZY
+[[nodiscard]] std::string presets_json(int indent = 2) {
   JsonWriter w(indent);
   w.begin_object();
   w.key("default").value(topology::kDefaultCluster);
@@ -39,7 +41,8 @@ namespace railyard::report {
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string presets_text() {
+RAILYARD_LAZY
+[[nodiscard]] std::string presets_text() {
   size_t width = 0;
   for (const topology::Preset& preset : topology::kPresets)
     width = std::max(width, preset.name.size());

@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "railyard/collective/schedule.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
 #include "railyard/report/heatmap_svg.hpp"
@@ -43,32 +44,37 @@ namespace railyard::report {
 namespace detail {
 
 // `x` rounded to `decimals` places (non-finite values unchanged).
-inline double simulate_round(double x, int decimals) {
+RAILYARD_LAZY
+double simulate_round(double x, int decimals) {
   if (!std::isfinite(x)) return x;
   const double scale = std::pow(10.0, decimals);
   return std::round(x * scale) / scale;
 }
 
-inline std::string simulate_pad(std::string s, size_t width, bool right = false) {
+RAILYARD_LAZY
+std::string simulate_pad(std::string s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
   const std::string fill(width - s.size(), ' ');
   return right ? fill + s : s + fill;
 }
 
-inline std::string_view simulate_tier_name(topology::LinkTier t) {
+RAILYARD_LAZY
+std::string_view simulate_tier_name(topology::LinkTier t) {
   return topology::kLinkTierNames[static_cast<size_t>(t)];
 }
 
 }  // namespace detail
 
 // lower_bound_us / time_us; NaN when the collective took no time.
-[[nodiscard]] inline double simulate_efficiency(const sim::CollectiveReport& r) {
+RAILYARD_LAZY
+[[nodiscard]] double simulate_efficiency(const sim::CollectiveReport& r) {
   return r.time_us > 0 ? r.lower_bound_us / r.time_us : std::nan("");
 }
 
 // One line naming the run, e.g. "allreduce ring, planned routing, 1 x 128 ranks,
 // 1 GiB: 5999.9 us" (a title for heat maps and plots).
-[[nodiscard]] inline std::string simulate_title(const sim::CollectiveReport& r) {
+RAILYARD_LAZY
+[[nodiscard]] std::string simulate_title(const sim::CollectiveReport& r) {
   return str_cat(collective::collective_name(r.kind), " ", collective::algorithm_name(r.algorithm),
                  ", ", sim::routing_name(r.routing), " routing, ", r.groups, " x ", r.ranks,
                  r.ranks == 1 ? " rank, " : " ranks, ", format_bytes(r.bytes), ": ",
@@ -78,14 +84,16 @@ inline std::string_view simulate_tier_name(topology::LinkTier t) {
 // The run's link utilization as a heat map (report/heatmap_svg.hpp) titled
 // simulate_title(r) + ", link utilization"; needs r.link_utilization
 // (CollectiveSimOptions::keep_links).
-[[nodiscard]] inline StatusOr<std::string> simulate_heatmap_svg(const topology::Fabric& f,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> simulate_heatmap_svg(const topology::Fabric& f,
                                                                 const sim::CollectiveReport& r) {
   HeatmapOptions options;
   options.title = str_cat(simulate_title(r), ", link utilization");
   return heatmap_svg(f, r.link_utilization, options);
 }
 
-[[nodiscard]] inline std::string simulate_json(const topology::Fabric& f,
+RAILYARD_LAZY
+[[nodiscard]] std::string simulate_json(const topology::Fabric& f,
                                                const sim::CollectiveReport& r, int indent = 2) {
   using detail::simulate_round;
   JsonWriter w(indent);
@@ -136,7 +144,8 @@ inline std::string_view simulate_tier_name(topology::LinkTier t) {
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string simulate_text(const topology::Fabric& f,
+RAILYARD_LAZY
+[[nodiscard]] std::string simulate_text(const topology::Fabric& f,
                                                const sim::CollectiveReport& r) {
   auto gbytes = [](double gbps) { return fixed(gbps_to_gBps(gbps), 1); };
   std::string out;

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/routing/spray.hpp"
@@ -21,7 +22,8 @@ namespace railyard::report {
 
 namespace detail {
 // "host0.nic0.p0 > leaf0 > spine3 > leaf8 > host40.nic0.p0"
-inline std::vector<std::string> route_hops(const topology::Fabric& f,
+RAILYARD_LAZY
+std::vector<std::string> route_hops(const topology::Fabric& f,
                                            const routing::SprayPlan& plan,
                                            const topology::Route& route) {
   const topology::Path path = f.route_links(plan.src, plan.dst, route);
@@ -30,10 +32,12 @@ inline std::vector<std::string> route_hops(const topology::Fabric& f,
   for (LinkId l : path.view()) hops.push_back(f.node_name(f.dst(l)));
   return hops;
 }
-inline double round3(double x) {
+RAILYARD_LAZY
+double round3(double x) {
   return static_cast<double>(static_cast<int64_t>(x * 1000 + 0.5)) / 1000;
 }
-inline std::string hex4(uint32_t v) {
+RAILYARD_LAZY
+std::string hex4(uint32_t v) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "0x";
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(v >> shift) & 15];
@@ -41,7 +45,8 @@ inline std::string hex4(uint32_t v) {
 }
 }  // namespace detail
 
-[[nodiscard]] inline std::string spray_json(const topology::Fabric& f,
+RAILYARD_LAZY
+[[nodiscard]] std::string spray_json(const topology::Fabric& f,
                                             const routing::SprayPlan& plan, int indent = 2) {
   JsonWriter w(indent);
   w.begin_object();
@@ -86,7 +91,8 @@ inline std::string hex4(uint32_t v) {
   return std::move(w).line();
 }
 
-[[nodiscard]] inline std::string spray_text(const topology::Fabric& f,
+RAILYARD_LAZY
+[[nodiscard]] std::string spray_text(const topology::Fabric& f,
                                             const routing::SprayPlan& plan) {
   std::string out;
   str_append(out, "connection ", routing::port_name(plan.src), " -> ", routing::port_name(plan.dst),

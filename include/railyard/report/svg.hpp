@@ -43,6 +43,7 @@
 #include <string_view>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/xml_escape.hpp"
 
@@ -74,7 +75,8 @@ struct SvgPoint {
 };
 
 // "#rrggbb" of a 24-bit RGB value.
-[[nodiscard]] inline std::string svg_color(uint32_t rgb) {
+RAILYARD_LAZY
+[[nodiscard]] std::string svg_color(uint32_t rgb) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s = "#";
   for (int shift = 20; shift >= 0; shift -= 4) s += kDigits[(rgb >> shift) & 0xfu];

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "railyard/cc/dcqcn_fluid.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/report/svg.hpp"
@@ -83,7 +84,8 @@ struct TraceAxis {
   [[nodiscard]] int ticks() const { return static_cast<int>(std::llround(max / step)); }
 };
 
-inline TraceAxis trace_axis(double hi) {
+RAILYARD_LAZY
+TraceAxis trace_axis(double hi) {
   TraceAxis a;
   if (!(hi > 0)) hi = 1;
   const double raw = hi / 8;
@@ -97,7 +99,8 @@ inline TraceAxis trace_axis(double hi) {
   return a;
 }
 
-inline Status trace_values(std::string_view name, std::span<const double> v, size_t n) {
+RAILYARD_LAZY
+Status trace_values(std::string_view name, std::span<const double> v, size_t n) {
   if (v.size() != n) {
     return invalid_argument_error(str_cat(name, ": ", v.size(), " values for ", n, " samples"));
   }
@@ -112,7 +115,8 @@ inline Status trace_values(std::string_view name, std::span<const double> v, siz
 
 // Indices of the samples to draw: all of them, or per pixel column the first,
 // minimum, maximum and last (in time order) when there are many.
-inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const double> v,
+RAILYARD_LAZY
+std::vector<size_t> trace_thin(std::span<const double> t, std::span<const double> v,
                                       double t_max, int plot_w) {
   std::vector<size_t> keep;
   const size_t n = t.size();
@@ -142,7 +146,8 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
 
 // The two-panel plot of `trace` (layout in the overview). Errors: see the
 // overview. Deterministic; O(samples).
-[[nodiscard]] inline StatusOr<std::string> trace_svg(const cc::FluidTrace& trace,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> trace_svg(const cc::FluidTrace& trace,
                                                            const TraceSvgOptions& options = {}) {
   namespace d = detail;
   const size_t n = trace.t_us.size();
@@ -370,7 +375,8 @@ inline std::vector<size_t> trace_thin(std::span<const double> t, std::span<const
 // trace_svg() of a simulation result, with the lines taken from its inputs:
 // Kmin/Kmax from `red`, the buffer from `scenario`, the capacity and the fair
 // share from both.
-[[nodiscard]] inline StatusOr<std::string> trace_svg(const cc::FluidResult& result,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> trace_svg(const cc::FluidResult& result,
                                                            const cc::RedMarking& red,
                                                            const cc::FluidScenario& scenario,
                                                            std::string_view title = {}) {

@@ -78,6 +78,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/flow.hpp"
@@ -164,15 +165,18 @@ struct AssignReport {
 
 namespace detail {
 
-[[nodiscard]] inline bool network_tier(topology::LinkTier t) {
+RAILYARD_LAZY
+[[nodiscard]] bool network_tier(topology::LinkTier t) {
   return t == topology::LinkTier::kLeafSpine || t == topology::LinkTier::kSpineCore;
 }
 
-[[nodiscard]] inline std::string port_text(NicPort p) {
+RAILYARD_LAZY
+[[nodiscard]] std::string port_text(NicPort p) {
   return str_cat("host", p.host.value(), ".nic", p.nic.value(), ".p", p.plane.value());
 }
 
-[[nodiscard]] inline bool port_exists(const topology::ClusterDescriptor<>& d, NicPort p) {
+RAILYARD_LAZY
+[[nodiscard]] bool port_exists(const topology::ClusterDescriptor<>& d, NicPort p) {
   return p.host.value() >= 0 && p.host.value() < d.hosts() && p.nic.value() >= 0 &&
          p.nic.value() < d.nics_per_host() && p.plane.value() >= 0 && p.plane.value() < d.planes();
 }
@@ -180,7 +184,8 @@ namespace detail {
 // The boundary check shared by assign_paths and ecmp_paths: the fabric belongs
 // to the descriptor, every flow names existing, distinct ports joined by a path,
 // and carries a finite, non-negative byte count.
-[[nodiscard]] inline Status check_flows(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] Status check_flows(const topology::ClusterDescriptor<>& d,
                                        const topology::Fabric& fabric, std::span<const Flow> flows,
                                        const topology::FailureOverlay* failures) {
   if (!fabric.has_descriptor())
@@ -440,7 +445,8 @@ class Planner {
   std::vector<Scored> core_, scratch_up_, scratch_down_;
 };
 
-inline Status no_route(const Flow& f, size_t i) {
+RAILYARD_LAZY
+Status no_route(const Flow& f, size_t i) {
   return failed_precondition_error(str_cat("flow ", i, ": every path from ", port_text(f.src),
                                                " to ", port_text(f.dst), " is down"));
 }
@@ -534,7 +540,8 @@ class Ejector {
 
 // Per-link loads (ns, per directed link) of flows on the given routes.
 // Precondition: routes.size() == flows.size(), each route one of its flow's.
-[[nodiscard]] inline std::vector<double> link_loads(
+RAILYARD_LAZY
+[[nodiscard]] std::vector<double> link_loads(
     const topology::Fabric& fabric, std::span<const Flow> flows, std::span<const Route> routes,
     const topology::FailureOverlay* failures = nullptr) {
   assert(routes.size() == flows.size());
@@ -551,7 +558,8 @@ class Ejector {
 }
 
 // The most loaded link and its load (lowest id among ties; invalid id if all 0).
-[[nodiscard]] inline std::pair<LinkId, double> max_load(std::span<const double> load_ns) {
+RAILYARD_LAZY
+[[nodiscard]] std::pair<LinkId, double> max_load(std::span<const double> load_ns) {
   std::pair<LinkId, double> m{LinkId{}, 0.0};
   for (size_t l = 0; l < load_ns.size(); ++l)
     if (load_ns[l] > m.second) m = {LinkId{static_cast<int32_t>(l)}, load_ns[l]};
@@ -560,7 +568,8 @@ class Ejector {
 
 namespace detail {
 
-inline PathPlan finish_plan(const topology::Fabric& fabric, std::span<const Flow> flows,
+RAILYARD_LAZY
+PathPlan finish_plan(const topology::Fabric& fabric, std::span<const Flow> flows,
                             std::vector<Route> routes, const topology::FailureOverlay* failures) {
   PathPlan plan;
   plan.routes = std::move(routes);
@@ -570,7 +579,8 @@ inline PathPlan finish_plan(const topology::Fabric& fabric, std::span<const Flow
 }
 
 // Saturating product of the flows' route counts.
-[[nodiscard]] inline int64_t route_combinations(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] int64_t route_combinations(const topology::ClusterDescriptor<>& d,
                                          std::span<const Flow> flows, int64_t cap) {
   int64_t product = 1;
   for (const Flow& f : flows) {
@@ -583,7 +593,8 @@ inline PathPlan finish_plan(const topology::Fabric& fabric, std::span<const Flow
 
 // Branch and bound over every combination of usable routes; `incumbent` is the
 // best known plan (the search only accepts strictly lower maxima).
-inline StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
+RAILYARD_LAZY
+StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
                                                  std::span<const Flow> flows,
                                                  const topology::FailureOverlay* failures,
                                                  const PathPlan* incumbent) {
@@ -663,7 +674,8 @@ inline StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
 // The exact optimum by exhaustive branch and bound. Fails (ResourceExhausted)
 // when the product of the flows' route counts exceeds `max_combinations`, and
 // on the same bad input as assign_paths(). Exponential: for small inputs.
-[[nodiscard]] inline StatusOr<PathPlan> assign_paths_exact(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PathPlan> assign_paths_exact(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
     int64_t max_combinations = int64_t{1} << 18) {
@@ -683,7 +695,8 @@ inline StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
 // whose every path is down (FailedPrecondition).
 // Complexity: greedy O(F log F + F * (U * parallel + S * Us)); each improvement
 // step scans the flows of one link and their routes.
-[[nodiscard]] inline StatusOr<PathPlan> assign_paths(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<PathPlan> assign_paths(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
@@ -739,7 +752,8 @@ inline StatusOr<PathPlan> branch_and_bound(const topology::Fabric& fabric,
 
 namespace detail {
 
-inline Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates) {
+RAILYARD_LAZY
+Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates) {
   return internal_error(
       str_cat("hash model '", model.name(), "': picked ", pick, " of ", candidates, " candidates"));
 }
@@ -750,7 +764,8 @@ inline Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates)
 // for how candidate indices map to Route fields). Errors: those of
 // assign_paths(); sports or dst_qps neither empty nor one per flow
 // (InvalidArgument); a model picking outside [0, candidates) (Internal).
-[[nodiscard]] inline StatusOr<std::vector<Route>> ecmp_paths(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<Route>> ecmp_paths(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const HashModel& model, EcmpOptions ids = {},
     const topology::FailureOverlay* failures = nullptr) {
@@ -848,7 +863,8 @@ inline Status bad_pick(const HashModel& model, int32_t pick, int32_t candidates)
 
 // assign_paths() and ecmp_paths() on the same flows, with both maxima and the
 // loads per tier and per link. Errors: those of the two.
-[[nodiscard]] inline StatusOr<AssignReport> compare_with_ecmp(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<AssignReport> compare_with_ecmp(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const Flow> flows, const HashModel& model,
     const topology::FailureOverlay* failures = nullptr, AssignOptions options = {},

@@ -23,11 +23,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
+
 namespace railyard::routing {
 
 // Expected number of the m links that carry at least one of n flows:
 // m·(1 − (1 − 1/m)^n). Preconditions: n >= 0, m >= 1. O(1).
-[[nodiscard]] inline double expected_used_links(int64_t n_flows, int64_t m_links) {
+RAILYARD_LAZY
+[[nodiscard]] double expected_used_links(int64_t n_flows, int64_t m_links) {
   if (n_flows <= 0 || m_links <= 0) return 0.0;
   const auto m = static_cast<double>(m_links);
   // (1 - 1/m)^n as exp(n·log1p(-1/m)): exact to rounding even for large m.
@@ -63,7 +66,8 @@ class SplitMix64 {
 // uplinks; the mean over `trials` throws drawn from `seed`. Deterministic in
 // all arguments. Preconditions: n >= 1, m >= 1, k >= 1, trials >= 1.
 // O(trials · (n·k + m)) time, O(m) memory.
-[[nodiscard]] inline double expected_max_load(int64_t n_flows, int64_t m_links, int64_t k_qps,
+RAILYARD_LAZY
+[[nodiscard]] double expected_max_load(int64_t n_flows, int64_t m_links, int64_t k_qps,
                                               int64_t trials, uint64_t seed) {
   if (n_flows <= 0 || m_links <= 0 || k_qps <= 0 || trials <= 0) return 0.0;
   detail::SplitMix64 rng(seed);
@@ -83,7 +87,8 @@ class SplitMix64 {
 // (n/m) / E[max load]: the fraction of the ideal (perfectly spread) bandwidth a
 // synchronized collective gets under ECMP, with E[max load] from
 // expected_max_load(n, m, k, trials, seed). In (0, 1].
-[[nodiscard]] inline double synchronized_efficiency(int64_t n_flows, int64_t m_links, int64_t k_qps,
+RAILYARD_LAZY
+[[nodiscard]] double synchronized_efficiency(int64_t n_flows, int64_t m_links, int64_t k_qps,
                                                     int64_t trials, uint64_t seed) {
   const double max_load = expected_max_load(n_flows, m_links, k_qps, trials, seed);
   if (max_load <= 0.0) return 0.0;
@@ -96,7 +101,8 @@ class SplitMix64 {
 // Independent of expected_max_load() and used to check it. Preconditions as
 // there; O(m · N · t_max²) time with t_max the largest load that matters, so
 // keep N = n·k to a few thousand.
-[[nodiscard]] inline double expected_max_load_exact(int64_t n_flows, int64_t m_links,
+RAILYARD_LAZY
+[[nodiscard]] double expected_max_load_exact(int64_t n_flows, int64_t m_links,
                                                     int64_t k_qps) {
   if (n_flows <= 0 || m_links <= 0 || k_qps <= 0) return 0.0;
   const int64_t balls = n_flows * k_qps;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/topology/descriptor.hpp"
 
 namespace railyard::routing {
@@ -95,7 +96,8 @@ struct EcmpHop {
 // later candidate counts are the same (the wiring is round-robin, see shape.hpp),
 // except that the spine and core met depend on the earlier choices — given here
 // for the first candidate; use for_each_route for the full set of paths.
-[[nodiscard]] inline std::vector<EcmpHop> ecmp_hops(const topology::ClusterDescriptor<>& d, NicPort a,
+RAILYARD_LAZY
+[[nodiscard]] std::vector<EcmpHop> ecmp_hops(const topology::ClusterDescriptor<>& d, NicPort a,
                                              NicPort b) {
   std::vector<EcmpHop> hops;
   if (d.path_count(a, b) <= 1) return hops;

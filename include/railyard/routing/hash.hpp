@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "railyard/core/file.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/flow.hpp"
@@ -407,7 +408,8 @@ namespace detail {
 // Any number of leading zeros: the running value, not the digit count, is
 // bounded; it stays <= max (< 2^59 for every caller), so v * 16 + 15 cannot
 // overflow.
-[[nodiscard]] inline std::optional<int64_t> parse_table_number(std::string_view s,
+RAILYARD_LAZY
+[[nodiscard]] std::optional<int64_t> parse_table_number(std::string_view s,
                                                                int64_t max) noexcept {
   int base = 10;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -431,7 +433,8 @@ namespace detail {
   return v;
 }
 
-inline Status table_error(std::string_view where, int token, std::string_view field,
+RAILYARD_LAZY
+Status table_error(std::string_view where, int token, std::string_view field,
                                 std::string_view value, std::string_view problem) {
   return invalid_argument_error(
       str_cat(where, ", token ", token, " (", field, ") '", value, "': ", problem));
@@ -571,7 +574,8 @@ inline std::string MeasuredTableHash::to_text() const {
 // returns the first port tried.
 // Cost: about prod(candidates) picks on average, at most 16,384 x hops.size();
 // no allocation.
-[[nodiscard]] inline std::optional<uint16_t> find_sport(const HashModel& model,
+RAILYARD_LAZY
+[[nodiscard]] std::optional<uint16_t> find_sport(const HashModel& model,
                                                         std::span<const EcmpHop> hops,
                                                         std::span<const int32_t> wanted,
                                                         FiveTuple base,
@@ -594,7 +598,8 @@ inline std::string MeasuredTableHash::to_text() const {
 // seeded with `seed` (the CRC models and the table's fallback take its low 32
 // bits). Errors carry `field` with the whole name: an unknown model, a table file
 // that cannot be read, or the table's own line-numbered errors.
-[[nodiscard]] inline StatusOr<std::unique_ptr<HashModel>> parse_hash_model(std::string_view field,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::unique_ptr<HashModel>> parse_hash_model(std::string_view field,
                                                                            std::string_view name,
                                                                            uint64_t seed) {
   const auto seed32 = static_cast<uint32_t>(seed);

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/allocator.hpp"
@@ -67,7 +68,8 @@
 namespace railyard::routing {
 
 // The tenant a job belongs to: its tenant, or its name when that is empty.
-[[nodiscard]] inline std::string_view tenant_of(const placement::Allocation& job) {
+RAILYARD_LAZY
+[[nodiscard]] std::string_view tenant_of(const placement::Allocation& job) {
   return job.tenant.empty() ? std::string_view(job.name) : std::string_view(job.tenant);
 }
 
@@ -75,7 +77,8 @@ namespace railyard::routing {
 // and plane: host i sends `bytes` to host i+1 (the last to the first) from NIC n
 // to NIC n. Rail by rail, then plane, then ring position. No flows for a job of
 // fewer than two hosts.
-[[nodiscard]] inline std::vector<Flow> ring_flows(const placement::Allocation& job,
+RAILYARD_LAZY
+[[nodiscard]] std::vector<Flow> ring_flows(const placement::Allocation& job,
                                            const topology::ClusterDescriptor<>& desc,
                                            double bytes) {
   std::vector<Flow> flows;
@@ -120,7 +123,8 @@ struct IsolationReport {
 namespace detail {
 
 // Tenant names in first-appearance order and each job's tenant index.
-inline std::pair<std::vector<std::string>, std::vector<int32_t>> tenant_index(
+RAILYARD_LAZY
+std::pair<std::vector<std::string>, std::vector<int32_t>> tenant_index(
     std::span<const placement::Allocation> jobs) {
   std::vector<std::string> names;
   std::vector<int32_t> of_job;
@@ -136,7 +140,8 @@ inline std::pair<std::vector<std::string>, std::vector<int32_t>> tenant_index(
   return {std::move(names), std::move(of_job)};
 }
 
-inline Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
+RAILYARD_LAZY
+Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
   if (flows != jobs)
     return invalid_argument_error(
         str_cat("flows: ", flows, " flow lists for ", jobs, " jobs (want one per job)"));
@@ -152,7 +157,8 @@ inline Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
 // exposure. routes[j][i] is the route of flows[j][i]. Errors (InvalidArgument):
 // list counts that differ from the job count or from each other.
 // O(total route links * log).
-[[nodiscard]] inline StatusOr<IsolationReport> isolation_report(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<IsolationReport> isolation_report(
     const topology::Fabric& fabric, std::span<const placement::Allocation> jobs,
     std::span<const std::vector<Flow>> flows, std::span<const std::vector<Route>> routes) {
   RAILYARD_RETURN_IF_ERROR(detail::check_job_spans(jobs.size(), flows.size(), routes.size()));
@@ -225,7 +231,8 @@ inline Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
 }
 
 // Every job's flows under ECMP (ecmp_paths, default source ports and QPs per job).
-[[nodiscard]] inline StatusOr<std::vector<std::vector<Route>>> route_jobs_ecmp(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_ecmp(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const std::vector<Flow>> flows, const HashModel& model,
     const topology::FailureOverlay* failures = nullptr) {
@@ -240,7 +247,8 @@ inline Status check_job_spans(size_t jobs, size_t flows, size_t routes) {
 
 // Every job's flows planned together by assign_paths (no isolation: tenants
 // share links whenever that lowers the maximum load).
-[[nodiscard]] inline StatusOr<std::vector<std::vector<Route>>> route_jobs_planned(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_planned(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const std::vector<Flow>> flows, const topology::FailureOverlay* failures = nullptr,
     AssignOptions options = {}) {
@@ -292,7 +300,8 @@ namespace detail {
 // Lane counts per target: for members m of a round-robin wiring (member m's port
 // p reaches target (m*per + p) mod mod), the fewest cables any member has to
 // each target.
-inline std::vector<int32_t> min_parallel(int32_t members, int32_t per, int32_t mod) {
+RAILYARD_LAZY
+std::vector<int32_t> min_parallel(int32_t members, int32_t per, int32_t mod) {
   std::vector<int32_t> best(static_cast<size_t>(mod), per);
   std::vector<int32_t> count(static_cast<size_t>(mod));
   for (int32_t m = 0; m < members; ++m) {
@@ -304,7 +313,8 @@ inline std::vector<int32_t> min_parallel(int32_t members, int32_t per, int32_t m
 }
 
 // Lane quotas: one each, the rest by largest remainder of `weight`.
-inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t lanes) {
+RAILYARD_LAZY
+std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t lanes) {
   const auto n = static_cast<int32_t>(weight.size());
   std::vector<int32_t> q(weight.size(), 1);
   const int32_t rest = lanes - n;
@@ -336,7 +346,8 @@ inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t la
 // weigh the shares. Never fails on valid input: when the lanes do not suffice,
 // ok is false and reason says why (tenants still lists each tenant's demand).
 // Preconditions: flows.size() == jobs.size(), ports valid for desc.
-[[nodiscard]] inline SpinePartition partition_spines(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] SpinePartition partition_spines(const topology::ClusterDescriptor<>& desc,
                                               std::span<const placement::Allocation> jobs,
                                               std::span<const std::vector<Flow>> flows) {
   SpinePartition part;
@@ -425,7 +436,8 @@ inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t la
 }
 
 // The same with ring_flows(job, desc, 1) of every job as the demand.
-[[nodiscard]] inline SpinePartition partition_spines(const topology::ClusterDescriptor<>& desc,
+RAILYARD_LAZY
+[[nodiscard]] SpinePartition partition_spines(const topology::ClusterDescriptor<>& desc,
                                               std::span<const placement::Allocation> jobs) {
   std::vector<std::vector<Flow>> flows;
   for (const placement::Allocation& j : jobs) flows.push_back(ring_flows(j, desc, 1.0));
@@ -434,7 +446,8 @@ inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t la
 
 // A FailureOverlay (a copy of `base`, if any) in which every leaf-spine and
 // spine-core cable tenant `tenant_index` of `part` does not own is down.
-[[nodiscard]] inline topology::FailureOverlay tenant_overlay(
+RAILYARD_LAZY
+[[nodiscard]] topology::FailureOverlay tenant_overlay(
     const topology::Fabric& fabric, const SpinePartition& part, size_t tenant_index,
     const topology::FailureOverlay* base = nullptr) {
   topology::FailureOverlay out = base != nullptr ? *base : topology::FailureOverlay(fabric);
@@ -481,7 +494,8 @@ inline std::vector<int32_t> quotas(const std::vector<double>& weight, int32_t la
 // jobs together). Errors: a partition that is not ok (FailedPrecondition with
 // its reason), a partition made for other jobs (InvalidArgument), and those of
 // assign_paths().
-[[nodiscard]] inline StatusOr<std::vector<std::vector<Route>>> route_jobs_partitioned(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<std::vector<Route>>> route_jobs_partitioned(
     const topology::ClusterDescriptor<>& desc, const topology::Fabric& fabric,
     std::span<const placement::Allocation> jobs, std::span<const std::vector<Flow>> flows,
     const SpinePartition& part, const topology::FailureOverlay* failures = nullptr,

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -45,13 +46,15 @@ struct GpuPathOptions {
 
 namespace detail {
 // The link from node `from` to node `to` (the first such, by id).
-inline LinkId link_between(const topology::Fabric& f, NodeId from, NodeId to) {
+RAILYARD_LAZY
+LinkId link_between(const topology::Fabric& f, NodeId from, NodeId to) {
   for (LinkId l : f.out_links(from))
     if (f.dst(l) == to) return l;
   return LinkId{};
 }
 // GPU a -> the NVLink switch of its domain -> GPU b (same domain).
-inline void append_nvlink(const topology::Fabric& f, GpuEndpoint a, GpuEndpoint b,
+RAILYARD_LAZY
+void append_nvlink(const topology::Fabric& f, GpuEndpoint a, GpuEndpoint b,
                           std::vector<LinkId>& out) {
   const NodeId ga = f.gpu(a.host, a.gpu);
   const NodeId gb = f.gpu(b.host, b.gpu);
@@ -78,7 +81,8 @@ struct NetworkCrossing {
   LinkId last;
 };
 
-[[nodiscard]] inline NetworkCrossing network_crossing(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] NetworkCrossing network_crossing(const topology::ClusterDescriptor<>& d,
                                                const topology::Fabric& f, GpuEndpoint a,
                                                GpuEndpoint b, GpuPathOptions options = {}) {
   NetworkCrossing x;
@@ -105,7 +109,8 @@ struct NetworkCrossing {
 // Every path from GPU a to GPU b (rules above). Errors name the endpoint or the
 // plane when they do not exist; an empty result never happens for valid input
 // on a healthy fabric.
-[[nodiscard]] inline StatusOr<std::vector<GpuPath>> gpu_paths(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<GpuPath>> gpu_paths(
     const topology::ClusterDescriptor<>& d, const topology::Fabric& f, GpuEndpoint a,
     GpuEndpoint b, GpuPathOptions options = {}) {
   for (const GpuEndpoint& e : {a, b}) {

@@ -76,6 +76,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -155,7 +156,8 @@ struct SprayPlan {
 };
 
 // "host12.nic3.p0"
-[[nodiscard]] inline std::string port_name(NicPort p) {
+RAILYARD_LAZY
+[[nodiscard]] std::string port_name(NicPort p) {
   return str_cat("host", p.host.value(), ".nic", p.nic.value(), ".p", p.plane.value());
 }
 
@@ -421,7 +423,8 @@ class SprayGeometry {
   std::vector<int32_t> n_dst_, n_down_, n_spine_, n_spine_up_, n_core_, n_core_down_;
 };
 
-inline Status check_port(const topology::ClusterDescriptor<>& d, std::string_view side,
+RAILYARD_LAZY
+Status check_port(const topology::ClusterDescriptor<>& d, std::string_view side,
                                NicPort p) {
   auto check = [&](std::string_view field, int32_t v, int32_t n) {
     if (v >= 0 && v < n) return ok_status();
@@ -434,7 +437,8 @@ inline Status check_port(const topology::ClusterDescriptor<>& d, std::string_vie
 }
 
 // Default rotation: the source port's position among its leaf's host ports.
-inline int32_t default_rotation(const topology::ClusterDescriptor<>& d, NicPort a) {
+RAILYARD_LAZY
+int32_t default_rotation(const topology::ClusterDescriptor<>& d, NicPort a) {
   const int32_t in_su = a.host.value() % d.hosts_per_su();
   if (d.kind() == topology::Kind::kTorFatTree) {
     const int32_t per_leaf = std::max(d.shape().hosts_per_leaf, 1);
@@ -444,7 +448,8 @@ inline int32_t default_rotation(const topology::ClusterDescriptor<>& d, NicPort 
 }
 
 // Position of uplink j in the tie order that starts at `rotation`.
-inline int32_t rotated(int32_t j, int32_t rotation, int32_t n) {
+RAILYARD_LAZY
+int32_t rotated(int32_t j, int32_t rotation, int32_t n) {
   return static_cast<int32_t>(topology::detail::positive_mod(int64_t{j} - rotation, n));
 }
 
@@ -453,7 +458,8 @@ inline int32_t rotated(int32_t j, int32_t rotation, int32_t n) {
 // rotation order. With `keep` (replan), uplinks whose kept QPs exceed their
 // floor come first among those with a remainder, so that as few QPs as
 // possible must leave them. Every count is the floor or ceil of its quota.
-inline std::vector<int32_t> apportion(int32_t k, const std::vector<double>& w, int32_t rotation,
+RAILYARD_LAZY
+std::vector<int32_t> apportion(int32_t k, const std::vector<double>& w, int32_t rotation,
                                       const std::vector<int32_t>* keep) {
   const auto n = static_cast<int32_t>(w.size());
   std::vector<int32_t> out(w.size(), 0);
@@ -499,7 +505,8 @@ inline std::vector<int32_t> apportion(int32_t k, const std::vector<double>& w, i
 // Uplink targets in QP order: round r takes one QP for every uplink (in
 // rotation order) whose count exceeds r, so QP i goes to the (i mod m)-th
 // uplink while counts last.
-inline std::vector<int32_t> interleave(const std::vector<int32_t>& counts, int32_t rotation) {
+RAILYARD_LAZY
+std::vector<int32_t> interleave(const std::vector<int32_t>& counts, int32_t rotation) {
   const auto n = static_cast<int32_t>(counts.size());
   std::vector<int32_t> order;
   int32_t most = 0;
@@ -520,7 +527,8 @@ struct SprayContext {
   std::vector<double> uplink_weight;  // per leaf uplink j (one entry for same leaf)
 };
 
-inline Status check_pair(const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
+RAILYARD_LAZY
+Status check_pair(const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
                                NicPort a, NicPort b, int32_t qps) {
   if (!f.has_descriptor() || !(f.descriptor().spec() == d.spec()))
     return invalid_field("fabric", "(graph)", "not materialized from this descriptor");
@@ -547,7 +555,8 @@ inline Status check_pair(const topology::ClusterDescriptor<>& d, const topology:
 
 // Fills plan.paths and plan.uplinks for the pair under `fo` and returns the
 // context, or Unavailable when every path is down.
-inline StatusOr<SprayContext> usable_paths(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+StatusOr<SprayContext> usable_paths(const topology::ClusterDescriptor<>& d,
                                                  const topology::Fabric& f,
                                                  const topology::FailureOverlay* fo,
                                                  SprayPlan& plan) {
@@ -588,7 +597,8 @@ inline StatusOr<SprayContext> usable_paths(const topology::ClusterDescriptor<>& 
 // path at all (counted in plan.unmet_targets). Marks the port used, commits
 // the route and fills q. False when no port of the 14-bit space gives a usable
 // path.
-inline bool place_qp(SprayContext& ctx, const HashModel& model, FiveTuple t, int32_t want,
+RAILYARD_LAZY
+bool place_qp(SprayContext& ctx, const HashModel& model, FiveTuple t, int32_t want,
                      uint16_t start, std::vector<uint8_t>& used, SprayPlan& plan, QpRoute& q) {
   using Probe = SprayGeometry::Probe;
   struct Pass {
@@ -618,13 +628,15 @@ inline bool place_qp(SprayContext& ctx, const HashModel& model, FiveTuple t, int
   return false;
 }
 
-inline int64_t efficiency_trials(const SprayOptions& o, int32_t m, int32_t k) {
+RAILYARD_LAZY
+int64_t efficiency_trials(const SprayOptions& o, int32_t m, int32_t k) {
   if (o.efficiency_trials > 0) return o.efficiency_trials;
   return std::clamp<int64_t>((int64_t{1} << 18) / (int64_t{m} * k), 32, 4000);
 }
 
 // Totals per path and uplink, the max per uplink, and the expectations.
-inline void finish(SprayPlan& plan) {
+RAILYARD_LAZY
+void finish(SprayPlan& plan) {
   for (SprayPath& p : plan.paths) p.qps = 0;
   for (UplinkShare& u : plan.uplinks) u.qps = 0;
   plan.max_qps_per_uplink = 0;
@@ -650,19 +662,22 @@ inline void finish(SprayPlan& plan) {
   }
 }
 
-inline FiveTuple qp_tuple(const topology::ClusterDescriptor<>& d, const SprayPlan& plan,
+RAILYARD_LAZY
+FiveTuple qp_tuple(const topology::ClusterDescriptor<>& d, const SprayPlan& plan,
                           int32_t i) {
   return rocev2_tuple(d, plan.src, plan.dst, kSportBase,
                       (plan.options.base_dst_qpn + static_cast<uint32_t>(i)) & 0xFFFFFFu);
 }
 
 // Where QP i starts its port search: QPs start 2^14 / k apart.
-inline uint16_t search_start(const SprayPlan& plan, int32_t i) {
+RAILYARD_LAZY
+uint16_t search_start(const SprayPlan& plan, int32_t i) {
   return static_cast<uint16_t>((plan.options.sport_offset + i * (kSportCount / plan.qps)) &
                                (kSportCount - 1));
 }
 
-inline Status no_port_error(const SprayPlan& plan, int32_t i) {
+RAILYARD_LAZY
+Status no_port_error(const SprayPlan& plan, int32_t i) {
   return failed_precondition_error(str_cat("qp=", i, ": no RoCEv2 source port makes model '",
                                                plan.model, "' send it over a usable path from ",
                                                port_name(plan.src), " to ", port_name(plan.dst)));
@@ -674,7 +689,8 @@ inline Status no_port_error(const SprayPlan& plan, int32_t i) {
 // with the candidate each must pick (see EcmpDecision). Same preconditions as
 // for_each_route; a route through one leaf has none. O(1) after an O(U + Us)
 // set-up.
-[[nodiscard]] inline std::vector<EcmpDecision> ecmp_decisions(
+RAILYARD_LAZY
+[[nodiscard]] std::vector<EcmpDecision> ecmp_decisions(
     const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort a, NicPort b,
     const topology::Route& route) {
   const detail::SprayGeometry g(d, f, nullptr, a, b);
@@ -687,7 +703,8 @@ inline Status no_port_error(const SprayPlan& plan, int32_t i) {
 // GPU's paired NIC; plane 0 unless given). Errors carry `field` and the whole
 // text: the shape, or a part outside the cluster ("src=0:8: gpu=8: must be
 // between 0 and 7").
-[[nodiscard]] inline StatusOr<NicPort> parse_endpoint(std::string_view field,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<NicPort> parse_endpoint(std::string_view field,
                                                       std::string_view text,
                                                       const topology::ClusterDescriptor<>& d) {
   const std::vector<std::string_view> parts = split(text, ':');
@@ -712,7 +729,8 @@ inline Status no_port_error(const SprayPlan& plan, int32_t i) {
 // fabric not materialized from `d`; Unavailable when every path is down;
 // FailedPrecondition when the model sends some QP over down links with every
 // source port. Cost: O(paths) plus, per QP, about m port probes (healthy).
-[[nodiscard]] inline StatusOr<SprayPlan> plan_connection(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SprayPlan> plan_connection(
     const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort src, NicPort dst,
     int32_t qps, const HashModel& model, const topology::FailureOverlay* failures = nullptr,
     SprayOptions options = {}) {
@@ -765,7 +783,8 @@ inline Status no_port_error(const SprayPlan& plan, int32_t i) {
 // path broke. A plan under a non-steerable model is re-planned from scratch
 // with changed_qps = 0 (its ports do not depend on paths). Errors as
 // plan_connection, plus InvalidArgument when `old` is inconsistent.
-[[nodiscard]] inline StatusOr<SprayPlan> replan(const SprayPlan& old,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SprayPlan> replan(const SprayPlan& old,
                                                       const topology::ClusterDescriptor<>& d,
                                                       const topology::Fabric& f,
                                                       const HashModel& model,

@@ -71,6 +71,7 @@
 #include "railyard/collective/schedule.hpp"
 #include "railyard/collective/traffic.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/ordering.hpp"
@@ -90,7 +91,8 @@ inline constexpr std::string_view kRoutingNames[3] = {"ecmp", "planned", "spray"
 [[nodiscard]] constexpr std::string_view routing_name(Routing r) {
   return kRoutingNames[static_cast<size_t>(r)];
 }
-[[nodiscard]] inline StatusOr<Routing> parse_routing(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Routing> parse_routing(std::string_view text) {
   for (size_t i = 0; i < 3; ++i)
     if (text == kRoutingNames[i]) return static_cast<Routing>(i);
   return invalid_field("routing", text, "use ecmp, planned or spray");
@@ -157,7 +159,8 @@ struct Segment {
 };
 
 // Lockstep merge of the groups' run-length-encoded phases.
-inline std::vector<Segment> merge_groups(std::span<const collective::Traffic> traffic) {
+RAILYARD_LAZY
+std::vector<Segment> merge_groups(std::span<const collective::Traffic> traffic) {
   std::vector<Segment> out;
   std::vector<size_t> phase(traffic.size(), 0);
   std::vector<int64_t> left(traffic.size(), 0);
@@ -201,7 +204,8 @@ struct PendingQp {
 // qps outside [1, 256], an algorithm the collective has no schedule for, or a
 // hierarchical/rail-aligned group whose hosts hold different rank counts; and
 // the routing errors (a transfer with no working path).
-[[nodiscard]] inline StatusOr<CollectiveReport> simulate_collective(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<CollectiveReport> simulate_collective(
     const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
     collective::Collective kind, int64_t bytes, const CollectiveSimOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
@@ -462,7 +466,8 @@ struct PendingQp {
 // The GPUs of a placed job as simulation groups: every group of parallel
 // dimension `dim` (members in rank order, groups ordered by their lowest rank),
 // or a single group of all ranks when `dim` is empty.
-[[nodiscard]] inline std::vector<std::vector<routing::GpuEndpoint>> job_groups(
+RAILYARD_LAZY
+[[nodiscard]] std::vector<std::vector<routing::GpuEndpoint>> job_groups(
     const placement::JobPlacement& job, std::optional<placement::Dim> dim = std::nullopt) {
   const int64_t world = job.plan.world();
   auto gpu = [&](int64_t rank) {

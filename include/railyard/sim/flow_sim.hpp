@@ -70,6 +70,7 @@
 #include <vector>
 
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -156,7 +157,8 @@ struct SimResult {
 };
 
 // Per-link capacities (Gb/s) of a fabric, degraded by `failures` if given.
-[[nodiscard]] inline std::vector<double> capacities(const topology::Fabric& fabric,
+RAILYARD_LAZY
+[[nodiscard]] std::vector<double> capacities(const topology::Fabric& fabric,
                                                     const topology::FailureOverlay* failures =
                                                         nullptr) {
   std::vector<double> caps(static_cast<size_t>(fabric.link_count()));
@@ -467,21 +469,24 @@ class FlowSimulator {
 };
 
 // One step on a plain capacity array (Gb/s).
-[[nodiscard]] inline StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
                                                               const FlowStep& step,
                                                               double tolerance = 1e-9) {
   FlowSimulator sim(capacities_gbps);
   if (Status s = sim.check_capacities(); !s.ok()) return s;
   return sim.run_step(step, tolerance);
 }
-[[nodiscard]] inline StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<StepResult> simulate_step(std::span<const double> capacities_gbps,
                                                               std::span<const SimFlow> flows,
                                                               double tolerance = 1e-9) {
   return simulate_step(capacities_gbps, FlowStep(flows), tolerance);
 }
 
 // Steps in order; see SimResult.
-[[nodiscard]] inline StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
                                                         std::span<const FlowStep> steps,
                                                         const SimOptions& options = {}) {
   if (!options.step_alpha_us.empty() && options.step_alpha_us.size() != steps.size()) {
@@ -525,7 +530,8 @@ class FlowSimulator {
 }
 
 // Convenience: steps given as vectors of SimFlow.
-[[nodiscard]] inline StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SimResult> simulate(std::span<const double> capacities_gbps,
                                                         std::span<const std::vector<SimFlow>> steps,
                                                         const SimOptions& options = {}) {
   std::vector<FlowStep> flat;
@@ -535,7 +541,8 @@ class FlowSimulator {
 }
 
 // On a fabric, with capacities degraded by `failures` if given.
-[[nodiscard]] inline StatusOr<SimResult> simulate(const topology::Fabric& fabric,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SimResult> simulate(const topology::Fabric& fabric,
                                                         std::span<const FlowStep> steps,
                                                         const SimOptions& options = {},
                                                         const topology::FailureOverlay* failures =

@@ -11,6 +11,7 @@
 
 #include <string_view>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -24,7 +25,8 @@ struct Cluster {
 };
 
 // Parses `spec_text` (a spec string or preset name) and materializes its Fabric.
-[[nodiscard]] inline StatusOr<Cluster> make_cluster(std::string_view spec_text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Cluster> make_cluster(std::string_view spec_text) {
   RAILYARD_ASSIGN_OR_RETURN(ClusterSpec spec, parse_cluster(spec_text));
   RAILYARD_ASSIGN_OR_RETURN(ClusterDescriptor<> descriptor, make_descriptor(spec));
   Fabric fabric = materialize(descriptor);

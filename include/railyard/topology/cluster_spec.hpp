@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 
@@ -85,7 +86,8 @@ inline constexpr std::array<std::string_view, 14> kClusterKeys = {
 
 // The canonical spec string: kind and every key in kClusterKeys order (keys at
 // their default for tiers=2, such as sus_per_pod, are left out).
-[[nodiscard]] inline std::string to_spec_string(const ClusterSpec& s) {
+RAILYARD_LAZY
+[[nodiscard]] std::string to_spec_string(const ClusterSpec& s) {
   std::string out =
       str_cat(to_string(s.kind), ":hosts=", s.hosts, ",gpus_per_host=", s.gpus_per_host,
               ",nics_per_host=", s.nics_per_host, ",nic_gbps=", s.nic_gbps,

@@ -33,6 +33,7 @@
 
 #include "railyard/core/fast_div.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
@@ -118,7 +119,8 @@ namespace detail {
 
 // Called only when a static descriptor's spec is invalid: not constexpr, so the
 // compiler reports the call site (the {fmt} trick).
-inline void static_cluster_spec_is_invalid() {}
+RAILYARD_LAZY
+void static_cluster_spec_is_invalid() {}
 }  // namespace detail
 
 template <class E = DynamicExtents>

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -27,7 +28,8 @@
 
 namespace railyard::topology {
 
-[[nodiscard]] inline Status apply_failures(const topology::Fabric& f, std::string_view text,
+RAILYARD_LAZY
+[[nodiscard]] Status apply_failures(const topology::Fabric& f, std::string_view text,
                                                  topology::FailureOverlay& overlay) {
   if (!f.has_descriptor())
     return invalid_field("down", text, "failures need a fabric built from a cluster spec");

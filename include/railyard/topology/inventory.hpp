@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/detail/max_flow.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -81,7 +82,8 @@ struct Inventory {
 // the tree (every preset); otherwise a max flow on one plane/partition of the
 // switch graph with parallel cables merged: milliseconds for 10^5 arcs, seconds
 // for million-host shapes with an odd number of pods.
-[[nodiscard]] inline double half_cut_gbps(const ClusterDescriptor<>& d) {
+RAILYARD_LAZY
+[[nodiscard]] double half_cut_gbps(const ClusterDescriptor<>& d) {
   const ClusterSpec& s = d.spec();
   const ClosShape& c = d.shape();
   const double gbps = s.nic_gbps;
@@ -156,7 +158,8 @@ struct Inventory {
 
 // The inventory of a descriptor's cluster. O(1) except for bisection_gbps on an
 // unevenly wired shape (see half_cut_gbps).
-[[nodiscard]] inline Inventory inventory(const ClusterDescriptor<>& d) {
+RAILYARD_LAZY
+[[nodiscard]] Inventory inventory(const ClusterDescriptor<>& d) {
   const ClusterSpec& s = d.spec();
   const ClosShape& c = d.shape();
   Inventory inv;
@@ -204,7 +207,8 @@ struct Inventory {
 // other half, over every network link of an explicit Fabric (imported
 // topologies have no descriptor to answer in closed form). Hosts are the
 // owners of NIC-port nodes.
-[[nodiscard]] inline double fabric_half_cut_gbps(const Fabric& f) {
+RAILYARD_LAZY
+[[nodiscard]] double fabric_half_cut_gbps(const Fabric& f) {
   int32_t hosts = 0;
   for (int32_t v = 0; v < f.node_count(); ++v)
     if (f.kind(NodeId{v}) == NodeKind::kNicPort) hosts = std::max(hosts, f.owner(NodeId{v}) + 1);

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -25,7 +26,8 @@ namespace railyard::topology {
 // Parses a spec string or preset name into a valid ClusterSpec. Errors name the
 // key and value: unknown key, missing required key, non-numeric, zero or negative,
 // and inconsistent values (see ShapeProblem in shape.hpp).
-[[nodiscard]] inline StatusOr<ClusterSpec> parse_cluster(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<ClusterSpec> parse_cluster(std::string_view text) {
   for (const Preset& preset : kPresets)
     if (text == preset.name) return parse_cluster(preset.spec);
 

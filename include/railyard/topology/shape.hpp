@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/cluster_spec.hpp"
@@ -237,7 +238,8 @@ namespace detail {
 
 // The message for a failed derive_shape(): names the key and value to change and
 // the numbers that conflict.
-[[nodiscard]] inline std::string describe_problem(const ClusterSpec& s, const ShapeResult& r) {
+RAILYARD_LAZY
+[[nodiscard]] std::string describe_problem(const ClusterSpec& s, const ShapeResult& r) {
   const ClosShape& c = r.shape;
   auto ratio = [](Ratio q) { return str_cat(q.down, ":", q.up); };
   switch (r.problem) {
@@ -315,7 +317,8 @@ namespace detail {
 }
 
 // railyard::Status form of derive_shape(): OK or InvalidArgument with describe_problem().
-[[nodiscard]] inline Status check_shape(const ClusterSpec& s) {
+RAILYARD_LAZY
+[[nodiscard]] Status check_shape(const ClusterSpec& s) {
   const ShapeResult r = derive_shape(s);
   if (r.ok()) return ok_status();
   return invalid_argument_error(describe_problem(s, r));

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/node_names.hpp"
@@ -55,7 +56,8 @@ struct SwitchTree {
 
 namespace detail {
 // `prefix` followed by n zero-padded to the digit count of `count - 1`.
-inline std::string padded_name(std::string_view prefix, int64_t n, int64_t count) {
+RAILYARD_LAZY
+std::string padded_name(std::string_view prefix, int64_t n, int64_t count) {
   std::string digits = str_cat(n);
   const size_t width = str_cat(count > 0 ? count - 1 : 0).size();
   if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
@@ -65,7 +67,8 @@ inline std::string padded_name(std::string_view prefix, int64_t n, int64_t count
 
 // The scheduler's view of a descriptor's cluster (rules above). Fails only when
 // `namer` gives two hosts the same name.
-[[nodiscard]] inline StatusOr<SwitchTree> switch_tree(const topology::ClusterDescriptor<>& d,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SwitchTree> switch_tree(const topology::ClusterDescriptor<>& d,
                                                      const NodeNamer& namer) {
   RAILYARD_RETURN_IF_ERROR(namer.check(d));
   SwitchTree tree;
@@ -113,7 +116,8 @@ struct LinkSpeeds {
 // switches hold hosts and no switches, upper ones switches and no hosts; every
 // child exactly one level down; each host under exactly one leaf-level switch;
 // unique switch and host names; no empty switch. Errors name the switch or host.
-[[nodiscard]] inline Status validate_tree(const SwitchTree& tree) {
+RAILYARD_LAZY
+[[nodiscard]] Status validate_tree(const SwitchTree& tree) {
   const auto host_count = static_cast<int32_t>(tree.hosts.size());
   std::vector<int32_t> leaf_of_host(tree.hosts.size(), -1);
   std::vector<std::string_view> names;
@@ -170,7 +174,8 @@ struct LinkSpeeds {
 // validate_tree() rejects, or a link speed that is not a positive number of at
 // most 10^7 Gb/s (InvalidArgument naming host_gbps, leaf_up_gbps or
 // spine_up_gbps and the value).
-[[nodiscard]] inline StatusOr<topology::Fabric> fabric_from_tree(const SwitchTree& tree,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<topology::Fabric> fabric_from_tree(const SwitchTree& tree,
                                                                        const LinkSpeeds& speeds) {
   // The speeds come from the user (flags, plugin options), not the file: a zero,
   // negative or NaN capacity would reach every bandwidth figure as nonsense, and
@@ -213,7 +218,8 @@ struct LinkSpeeds {
 // leaf (what fabric_from_tree builds): the inverse of fabric_from_tree, so
 // import -> export is lossless. Fails, naming the host, for a host on several
 // leaves (a materialized rail-optimized fabric: use switch_tree(descriptor)).
-[[nodiscard]] inline StatusOr<SwitchTree> switch_tree(const topology::Fabric& f) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SwitchTree> switch_tree(const topology::Fabric& f) {
   using topology::NodeKind;
   SwitchTree tree;
   std::vector<int32_t> host_index(static_cast<size_t>(f.node_count()), -1);

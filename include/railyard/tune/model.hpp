@@ -111,6 +111,7 @@
 #include "railyard/collective/cost.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
@@ -321,14 +322,16 @@ class FabricLoads {
   std::vector<double> scratch_;
 };
 
-inline int32_t floor_log2(int64_t n) {
+RAILYARD_LAZY
+int32_t floor_log2(int64_t n) {
   int32_t l = 0;
   while (n > 1) n >>= 1, ++l;
   return l;
 }
 
 // The cluster spec line of a spec string or a cluster file's text.
-inline StatusOr<std::string> cluster_line(std::string_view text) {
+RAILYARD_LAZY
+StatusOr<std::string> cluster_line(std::string_view text) {
   std::string found;
   int lines = 0;
   for (std::string_view raw : split(text, '\n')) {

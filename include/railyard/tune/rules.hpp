@@ -45,6 +45,7 @@
 #include <system_error>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/tune/nccl.hpp"
 
@@ -93,7 +94,8 @@ inline constexpr size_t kMaxRuleLineLength = 255;
 
 namespace detail {
 
-inline std::string_view rule_trim(std::string_view s) {
+RAILYARD_LAZY
+std::string_view rule_trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
     s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
@@ -102,7 +104,8 @@ inline std::string_view rule_trim(std::string_view s) {
 }
 
 // A decimal integer in [lo, hi] (a leading '-' allowed when lo < 0).
-inline std::optional<int64_t> rule_int(std::string_view text, int64_t lo, int64_t hi) {
+RAILYARD_LAZY
+std::optional<int64_t> rule_int(std::string_view text, int64_t lo, int64_t hi) {
   if (text.empty()) return std::nullopt;
   int64_t v = 0;
   const char* end = text.data() + text.size();
@@ -112,7 +115,8 @@ inline std::optional<int64_t> rule_int(std::string_view text, int64_t lo, int64_
 }
 
 // A byte bound as strtoull reads it, but strictly: -1, or 0 .. 2^64 - 1.
-inline std::optional<uint64_t> rule_bytes(std::string_view text) {
+RAILYARD_LAZY
+std::optional<uint64_t> rule_bytes(std::string_view text) {
   if (text == "-1") return std::numeric_limits<uint64_t>::max();
   if (text.empty()) return std::nullopt;
   uint64_t v = 0;
@@ -122,7 +126,8 @@ inline std::optional<uint64_t> rule_bytes(std::string_view text) {
   return v;
 }
 
-inline std::string rule_bytes_text(uint64_t v) {
+RAILYARD_LAZY
+std::string rule_bytes_text(uint64_t v) {
   return v == std::numeric_limits<uint64_t>::max() ? std::string("-1") : str_cat(v);
 }
 
@@ -130,7 +135,8 @@ inline std::string rule_bytes_text(uint64_t v) {
 
 // Parses rule text (format above). Never fails: a bad line becomes a warning.
 // O(text length).
-[[nodiscard]] inline TuningRules parse_tuning_rules(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] TuningRules parse_tuning_rules(std::string_view text) {
   constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
   TuningRules out;
   int32_t line_no = 0;
@@ -227,7 +233,8 @@ inline std::string rule_bytes_text(uint64_t v) {
 }
 
 // One rule as a line (no newline), canonical form (see the overview).
-[[nodiscard]] inline std::string format_tuning_rule(const TuningRule& r) {
+RAILYARD_LAZY
+[[nodiscard]] std::string format_tuning_rule(const TuningRule& r) {
   std::string out = str_cat(nccl::kCollectiveNames[static_cast<size_t>(r.coll)], ",", r.min_bytes,
                             ",", detail::rule_bytes_text(r.max_bytes), ",",
                             nccl::kAlgorithmNames[static_cast<size_t>(r.algo)], ",",
@@ -241,7 +248,8 @@ inline std::string rule_bytes_text(uint64_t v) {
 // A whole rule file: `header` lines as comments, then each rule with its notes
 // as comment lines above it. Every line stays within kMaxRuleLineLength (longer
 // comments are cut). Precondition: coll, algo and proto are in NCCL's ranges.
-[[nodiscard]] inline std::string format_tuning_rules(std::span<const NotedRule> rules,
+RAILYARD_LAZY
+[[nodiscard]] std::string format_tuning_rules(std::span<const NotedRule> rules,
                                                      std::span<const std::string> header = {}) {
   std::string out;
   auto comment = [&](std::string_view text) {

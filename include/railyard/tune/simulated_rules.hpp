@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "railyard/collective/schedule.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/paths.hpp"
@@ -43,7 +44,8 @@ inline constexpr std::array<int64_t, 4> kSimulatedRuleSizes = {
 
 // Ring or tree all-reduce rules for one communicator (see the overview).
 // Errors: the simulator's (groups of different sizes, GPUs outside the cluster).
-[[nodiscard]] inline StatusOr<std::vector<NotedRule>> simulated_allreduce_rules(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<NotedRule>> simulated_allreduce_rules(
     const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
     int32_t nodes) {
   using collective::Algorithm;

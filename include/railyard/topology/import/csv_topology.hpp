@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "railyard/core/csv.hpp"
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/utf8.hpp"
@@ -77,7 +78,8 @@ constexpr bool csv_blank_or_control(uint32_t cp) {
 // For messages: the token readable whatever it holds: control, whitespace (but
 // ' ') and invisible characters, and every non-ASCII byte of a token that is not
 // valid UTF-8, as \xNN.
-inline std::string csv_escaped(std::string_view s) {
+RAILYARD_LAZY
+std::string csv_escaped(std::string_view s) {
   constexpr std::string_view kHex = "0123456789abcdef";
   std::vector<bool> escape(s.size(), true);
   const bool utf8 =
@@ -100,9 +102,11 @@ inline std::string csv_escaped(std::string_view s) {
 }
 
 // csv_escaped() in single quotes.
-inline std::string csv_quoted(std::string_view s) { return str_cat("'", csv_escaped(s), "'"); }
+RAILYARD_LAZY
+std::string csv_quoted(std::string_view s) { return str_cat("'", csv_escaped(s), "'"); }
 
-inline std::string csv_code_point(uint32_t cp) {
+RAILYARD_LAZY
+std::string csv_code_point(uint32_t cp) {
   constexpr std::string_view kHex = "0123456789ABCDEF";
   std::string digits;
   for (uint32_t v = cp; v > 0 || digits.size() < 4; v >>= 4)
@@ -111,7 +115,8 @@ inline std::string csv_code_point(uint32_t cp) {
 }
 
 // Empty when `token` may be a name, else the problem.
-inline std::string csv_token_problem(std::string_view token) {
+RAILYARD_LAZY
+std::string csv_token_problem(std::string_view token) {
   if (token.empty()) return "empty field";
   std::string problem;
   const size_t bad = csv_utf8_scan(token, [&](uint32_t cp, size_t at) {
@@ -136,7 +141,8 @@ inline std::string csv_token_problem(std::string_view token) {
 inline constexpr std::string_view kCsvHeaderWords[] = {"host", "hostname"};
 
 // Whether a first field names the header row (the export refuses such host names).
-inline bool csv_is_header_word(std::string_view first_field) {
+RAILYARD_LAZY
+bool csv_is_header_word(std::string_view first_field) {
   return csv_is_one_of(first_field, kCsvHeaderWords);
 }
 
@@ -147,7 +153,8 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
 // Reads `host,leaf,spine[,core]` rows (rules in the header comment) into a
 // SwitchTree with 2 (three columns) or 3 (four columns) switch levels. The
 // result passes validate_tree(). Complexity O(text size x log names).
-[[nodiscard]] inline StatusOr<SwitchTree> csv_topology_from_text(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SwitchTree> csv_topology_from_text(std::string_view text) {
   using detail::csv_quoted;
   struct Name {
     int level;      // 0 host, 1 leaf, 2 spine, 3 core
@@ -262,7 +269,8 @@ inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core
 }
 
 // csv_topology_from_text() then fabric_from_tree().
-[[nodiscard]] inline StatusOr<topology::Fabric> fabric_from_csv(std::string_view text,
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<topology::Fabric> fabric_from_csv(std::string_view text,
                                                                       const LinkSpeeds& speeds) {
   RAILYARD_ASSIGN_OR_RETURN(SwitchTree tree, csv_topology_from_text(text));
   return fabric_from_tree(tree, speeds);

@@ -54,6 +54,7 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/utf8.hpp"
@@ -68,7 +69,8 @@ inline constexpr size_t kMaxSwitchNameLength = 64;
 
 namespace detail {
 
-inline Status conf_error(int line, std::string_view token, std::string_view problem) {
+RAILYARD_LAZY
+Status conf_error(int line, std::string_view token, std::string_view problem) {
   return invalid_argument_error(
       str_cat("topology.conf line ", line, ": ", token, ": ", problem));
 }
@@ -76,7 +78,8 @@ inline Status conf_error(int line, std::string_view token, std::string_view prob
 // First byte offset of invalid UTF-8 or of a control character (other than tab,
 // CR, LF) in `text`, or npos. Overlong forms, surrogates and code points above
 // U+10FFFF are invalid (core/utf8.hpp).
-inline size_t first_bad_byte(std::string_view text) {
+RAILYARD_LAZY
+size_t first_bad_byte(std::string_view text) {
   size_t control = std::string_view::npos;
   const size_t invalid = for_each_utf8(text, [&](uint32_t cp, size_t at) {
     if (control == std::string_view::npos &&
@@ -88,7 +91,8 @@ inline size_t first_bad_byte(std::string_view text) {
 
 // The whitespace-delimited word around byte `at`, non-ASCII and control bytes
 // written as \xNN: the token an encoding error message shows.
-inline std::string escaped_word_at(std::string_view text, size_t at) {
+RAILYARD_LAZY
+std::string escaped_word_at(std::string_view text, size_t at) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   size_t begin = at, end = at + 1;
@@ -110,7 +114,8 @@ inline std::string escaped_word_at(std::string_view text, size_t at) {
 // unquoted (a leading '"' opens a quote, a CR ends the value).
 inline constexpr const char* kNotInConfNames = ",[] \t\r\"";
 
-inline bool is_conf_space(char c) {
+RAILYARD_LAZY
+bool is_conf_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
@@ -122,7 +127,8 @@ struct LogicalLine {
 };
 
 // Slurm's _strip_comments: a '#' after an even number of backslashes.
-inline std::string_view strip_comment(std::string_view line) {
+RAILYARD_LAZY
+std::string_view strip_comment(std::string_view line) {
   int backslashes = 0;
   for (size_t i = 0; i < line.size(); ++i) {
     if (line[i] == '#' && backslashes % 2 == 0) return line.substr(0, i);
@@ -133,7 +139,8 @@ inline std::string_view strip_comment(std::string_view line) {
 
 // Slurm's _strip_continuation: trailing whitespace, then an odd number of
 // backslashes, continue the line. Returns the text before those backslashes.
-inline std::optional<std::string_view> continued(std::string_view line) {
+RAILYARD_LAZY
+std::optional<std::string_view> continued(std::string_view line) {
   size_t end = line.size();
   while (end > 0 && is_conf_space(line[end - 1])) --end;
   size_t bs = 0;
@@ -142,7 +149,8 @@ inline std::optional<std::string_view> continued(std::string_view line) {
   return line.substr(0, end - 1);
 }
 
-inline std::vector<LogicalLine> logical_lines(std::string_view text) {
+RAILYARD_LAZY
+std::vector<LogicalLine> logical_lines(std::string_view text) {
   std::vector<LogicalLine> out;
   LogicalLine current;
   bool open = false;
@@ -183,7 +191,8 @@ struct ConfPair {
   int line = 0;
 };
 
-inline StatusOr<std::vector<ConfPair>> split_pairs(const LogicalLine& ll) {
+RAILYARD_LAZY
+StatusOr<std::vector<ConfPair>> split_pairs(const LogicalLine& ll) {
   std::vector<ConfPair> pairs;
   const std::string& s = ll.text;
   size_t i = 0;
@@ -243,7 +252,8 @@ inline StatusOr<std::vector<ConfPair>> split_pairs(const LogicalLine& ll) {
 
 // Slurm's s_p_handle_uint32: strtoul base 0, optional k/K (x1024), UNLIMITED or
 // INFINITE, at most 2^32 - 1.
-inline bool is_slurm_uint32(std::string_view v) {
+RAILYARD_LAZY
+bool is_slurm_uint32(std::string_view v) {
   const std::string lower = to_lower(v);
   if (lower == "unlimited" || lower == "infinite") return true;
   size_t i = 0;
@@ -289,7 +299,8 @@ struct ConfSwitch {
 // Reads a topology.conf for topology/tree (rules in the overview). Returns the
 // tree, valid per validate_tree(), or an error naming the line and the token.
 // O(file size + names x log names).
-[[nodiscard]] inline StatusOr<SwitchTree> slurm_topology_from_conf(std::string_view text) {
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SwitchTree> slurm_topology_from_conf(std::string_view text) {
   using detail::conf_error;
   if (const size_t bad = detail::first_bad_byte(text); bad != std::string_view::npos) {
     const int line = 1 + static_cast<int>(std::count(
@@ -506,7 +517,8 @@ struct ConfSwitch {
 
 // The Fabric of a topology.conf: slurm_topology_from_conf() then
 // fabric_from_tree() with `speeds` (Slurm files carry no usable link speeds).
-[[nodiscard]] inline StatusOr<topology::Fabric> slurm_fabric_from_conf(
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<topology::Fabric> slurm_fabric_from_conf(
     std::string_view text, const LinkSpeeds& speeds) {
   RAILYARD_ASSIGN_OR_RETURN(SwitchTree tree, slurm_topology_from_conf(text));
   return fabric_from_tree(tree, speeds);
