@@ -108,14 +108,14 @@ TEST_CASE("schedule: double binary tree shape") {
     for (int32_t t = 0; t < 2; ++t) {
       int32_t roots = 0, max_depth = 0;
       for (int32_t r = 0; r < n; ++r) {
-        const int32_t p = collective::detail::dtree_parent(n, t, r);
+        const int32_t p = collective::dtree_parent(n, t, r);
         if (p < 0) {
           ++roots;
           continue;
         }
         CHECK(p < n);
         int32_t d = 0;
-        for (int32_t u = r; u >= 0 && d <= n; u = collective::detail::dtree_parent(n, t, u)) ++d;
+        for (int32_t u = r; u >= 0 && d <= n; u = collective::dtree_parent(n, t, u)) ++d;
         CHECK(d <= n);  // no cycle
         max_depth = std::max(max_depth, d - 1);
       }
@@ -123,8 +123,8 @@ TEST_CASE("schedule: double binary tree shape") {
       CHECK(max_depth <= static_cast<int32_t>(std::ceil(std::log2(n))) + 1);
     }
   // n = 2: the trees are 0 <- 1 and 1 <- 0.
-  CHECK(collective::detail::dtree_parent(2, 0, 1) == 0);
-  CHECK(collective::detail::dtree_parent(2, 1, 0) == 1);
+  CHECK(collective::dtree_parent(2, 0, 1) == 0);
+  CHECK(collective::dtree_parent(2, 1, 0) == 1);
   auto s = double_binary_tree_all_reduce(8, 800, 4);
   REQUIRE(s.ok());
   // n = 8: tree 0 root 0 with height 3; steps = 2*3 + 4 - 1.

@@ -435,27 +435,18 @@ DcqcnCoef dcqcn_coefficients(const DcqcnUnits& u, const DcqcnShared& s, double r
   return c;
 }
 
-// A number for a message: whole numbers without an exponent ("300000", not
-// "3e+05"), anything else in the shortest form that reads back.
-RAILYARD_LAZY
-std::string dcqcn_num(double v) {
-  if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 1e15) {
-    return str_cat(static_cast<int64_t>(v));
-  }
-  return str_cat(v);
-}
 
 RAILYARD_LAZY
 Status dcqcn_positive(std::string_view key, double v) {
   if (!(v > 0) || !std::isfinite(v)) {
-    return invalid_field(key, dcqcn_num(v), "must be a finite number > 0");
+    return invalid_field(key, number_text(v), "must be a finite number > 0");
   }
   return ok_status();
 }
 RAILYARD_LAZY
 Status dcqcn_non_negative(std::string_view key, double v) {
   if (!(v >= 0) || !std::isfinite(v)) {
-    return invalid_field(key, dcqcn_num(v), "must be a finite number >= 0");
+    return invalid_field(key, number_text(v), "must be a finite number >= 0");
   }
   return ok_status();
 }
@@ -514,11 +505,11 @@ RAILYARD_LAZY
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("kmin_bytes", red.kmin_bytes));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("kmax_bytes", red.kmax_bytes));
   if (red.kmin_bytes > red.kmax_bytes) {
-    return invalid_field("kmin_bytes", d::dcqcn_num(red.kmin_bytes),
-                         str_cat("must be <= kmax_bytes=", d::dcqcn_num(red.kmax_bytes)));
+    return invalid_field("kmin_bytes", number_text(red.kmin_bytes),
+                         str_cat("must be <= kmax_bytes=", number_text(red.kmax_bytes)));
   }
   if (!(red.pmax > 0 && red.pmax <= 1)) {
-    return invalid_field("pmax", d::dcqcn_num(red.pmax), "must be in (0, 1]");
+    return invalid_field("pmax", number_text(red.pmax), "must be in (0, 1]");
   }
   return ok_status();
 }
@@ -526,7 +517,7 @@ RAILYARD_LAZY
 RAILYARD_LAZY
 [[nodiscard]] Status validate_dcqcn(const DcqcnModelParams& p) {
   namespace d = detail;
-  if (!(p.g > 0 && p.g <= 1)) return invalid_field("g", d::dcqcn_num(p.g), "must be in (0, 1]");
+  if (!(p.g > 0 && p.g <= 1)) return invalid_field("g", number_text(p.g), "must be in (0, 1]");
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("alpha_period_us", p.alpha_period_us));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("rate_decrease_period_us", p.rate_decrease_period_us));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("rate_increase_timer_us", p.rate_increase_timer_us));
@@ -539,10 +530,10 @@ RAILYARD_LAZY
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_non_negative("rhai_mbps", p.rhai_mbps));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("min_rate_mbps", p.min_rate_mbps));
   if (!(p.initial_alpha >= 0 && p.initial_alpha <= 1)) {
-    return invalid_field("initial_alpha", d::dcqcn_num(p.initial_alpha), "must be in [0, 1]");
+    return invalid_field("initial_alpha", number_text(p.initial_alpha), "must be in [0, 1]");
   }
   if (!(p.max_cut_fraction > 0 && p.max_cut_fraction <= 1)) {
-    return invalid_field("max_cut_fraction", d::dcqcn_num(p.max_cut_fraction), "must be in (0, 1]");
+    return invalid_field("max_cut_fraction", number_text(p.max_cut_fraction), "must be in (0, 1]");
   }
   return ok_status();
 }
@@ -558,14 +549,14 @@ RAILYARD_LAZY
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("bottleneck_gbps", s.bottleneck_gbps));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("feedback_delay_us", s.feedback_delay_us));
   if (!(s.buffer_bytes > 0)) {
-    return invalid_field("buffer_bytes", d::dcqcn_num(s.buffer_bytes),
+    return invalid_field("buffer_bytes", number_text(s.buffer_bytes),
                          "must be > 0 (infinity = no limit)");
   }
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("packet_bytes", s.packet_bytes));
   RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("duration_us", s.duration_us));
   if (s.dt_us) RAILYARD_RETURN_IF_ERROR(d::dcqcn_positive("dt_us", *s.dt_us));
   if (!(s.start_rate_fraction > 0 && s.start_rate_fraction <= 1)) {
-    return invalid_field("start_rate_fraction", d::dcqcn_num(s.start_rate_fraction),
+    return invalid_field("start_rate_fraction", number_text(s.start_rate_fraction),
                          "must be in (0, 1]");
   }
   const auto n = static_cast<size_t>(s.senders);
@@ -583,7 +574,7 @@ RAILYARD_LAZY
   for (size_t i = 0; i < s.start_rate_fractions.size(); ++i) {
     const double f = s.start_rate_fractions[i];
     if (!(f > 0 && f <= 1)) {
-      return invalid_field(str_cat("start_rate_fractions[", i, "]"), d::dcqcn_num(f),
+      return invalid_field(str_cat("start_rate_fractions[", i, "]"), number_text(f),
                            "must be in (0, 1]");
     }
   }
@@ -611,8 +602,8 @@ RAILYARD_LAZY
   RAILYARD_RETURN_IF_ERROR(validate_scenario(scenario));
   if (params.min_rate_mbps > scenario.line_gbps * 1e3) {
     return invalid_field(
-        "min_rate_mbps", d::dcqcn_num(params.min_rate_mbps),
-        str_cat("must be <= the line rate, line_gbps=", d::dcqcn_num(scenario.line_gbps)));
+        "min_rate_mbps", number_text(params.min_rate_mbps),
+        str_cat("must be <= the line rate, line_gbps=", number_text(scenario.line_gbps)));
   }
   const d::DcqcnUnits u = d::dcqcn_units(params, red, scenario);
   const auto n_flows = static_cast<size_t>(scenario.senders);
@@ -622,15 +613,15 @@ RAILYARD_LAZY
   const double want_dt = scenario.dt_us ? *scenario.dt_us : d::dcqcn_auto_dt(u, tau_star);
   const double m_real = std::ceil(tau_star / want_dt - 1e-9);
   if (!(m_real <= 1e12)) {
-    return invalid_field("dt_us", d::dcqcn_num(want_dt),
-                         str_cat("is too small for feedback_delay_us=", d::dcqcn_num(tau_star)));
+    return invalid_field("dt_us", number_text(want_dt),
+                         str_cat("is too small for feedback_delay_us=", number_text(tau_star)));
   }
   const auto m = std::max<int64_t>(1, static_cast<int64_t>(m_real));
   const double dt = tau_star / static_cast<double>(m);
   const double steps_real = std::round(scenario.duration_us / dt);
   if (steps_real > static_cast<double>(d::kDcqcnMaxSteps)) {
-    return invalid_field("duration_us", d::dcqcn_num(scenario.duration_us),
-                         str_cat("needs ", d::dcqcn_num(steps_real), " steps of ", d::dcqcn_num(dt),
+    return invalid_field("duration_us", number_text(scenario.duration_us),
+                         str_cat("needs ", number_text(steps_real), " steps of ", number_text(dt),
                                  " us, more than ", d::kDcqcnMaxSteps));
   }
   const int64_t steps = std::max<int64_t>(1, static_cast<int64_t>(steps_real));
@@ -675,7 +666,7 @@ RAILYARD_LAZY
   const size_t nk = rep.size();
   if (static_cast<double>(m + 1) * static_cast<double>(nk) >
       static_cast<double>(d::kDcqcnMaxDelayEntries)) {
-    return invalid_field("feedback_delay_us", d::dcqcn_num(tau_star),
+    return invalid_field("feedback_delay_us", number_text(tau_star),
                          str_cat("needs a delay buffer of ", m + 1, " steps x ", nk,
                                  " flows, more than ", d::kDcqcnMaxDelayEntries, " values"));
   }

@@ -384,8 +384,12 @@ RAILYARD_LAZY
   return static_cast<int32_t>(up);
 }
 
+}  // namespace detail
+
 // Parent of `rank` in tree t of NCCL's double binary tree.
 [[nodiscard]] constexpr int32_t dtree_parent(int32_t n, int32_t t, int32_t rank) noexcept {
+  using detail::btree_parent;
+  using detail::mod;
   if (t == 0) return btree_parent(n, rank);
   if (n % 2 == 1) {  // shift by one
     const int32_t u = btree_parent(n, mod(int64_t{rank} - 1, n));
@@ -394,6 +398,8 @@ RAILYARD_LAZY
   const int32_t u = btree_parent(n, n - 1 - rank);  // mirror
   return u < 0 ? -1 : n - 1 - u;
 }
+
+namespace detail {
 
 // Ring all-reduce over `ring` (members in ring order) on the chunk ids
 // first + i * stride for i in [0, ring.size()), each `count` ids wide.
@@ -495,7 +501,7 @@ RAILYARD_LAZY
   for (int32_t t = 0; t < 2; ++t) {
     std::vector<int32_t> parent(n), depth(n, -1), height(n, 0);
     for (int32_t r = 0; r < ranks; ++r)
-      parent[static_cast<size_t>(r)] = detail::dtree_parent(ranks, t, r);
+      parent[static_cast<size_t>(r)] = dtree_parent(ranks, t, r);
     // depth by walking up (trees have depth O(log n))
     int32_t max_depth = 0;
     for (size_t r = 0; r < n; ++r) {

@@ -1,5 +1,6 @@
 // railyard/core/fast_div.hpp — division and remainder by a run-time constant
-// with one multiplication each, for per-query hot paths.
+// with one multiplication each, for per-query hot paths; and a remainder that is
+// never negative (positive_mod).
 //
 // A hardware 32-bit divide costs tens of cycles; a descriptor answering "how many
 // paths join these two NICs" needs several. FastDivisor precomputes
@@ -40,5 +41,8 @@ class FastDivisor {
   uint32_t divisor_ = 1;
   uint64_t magic_ = 0;
 };
+
+// a mod m in [0, m) for any sign of a (C++'s % keeps the sign of a). m > 0.
+[[nodiscard]] constexpr int64_t positive_mod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 
 }  // namespace railyard

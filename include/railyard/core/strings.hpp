@@ -119,4 +119,13 @@ template <class Range>
   return str_cat(exact ? str_cat(static_cast<int64_t>(v)) : fixed(v, 2), " ", kUnits[unit]);
 }
 
+// A number as a user would write it in an input: an integral value without a
+// fraction ("4", not "4.0"), anything else in the shortest form that reads back
+// ("0.25", "1e-07", "inf").
+[[nodiscard]] inline std::string number_text(double v) {
+  if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 1e15)
+    return str_cat(static_cast<int64_t>(v));
+  return str_cat(v);
+}
+
 }  // namespace railyard

@@ -30,7 +30,7 @@ namespace railyard::exports {
 // a host named like a switch).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<std::string> csv_topology_from_tree(const topology::SwitchTree& tree) {
-  using topology::detail::csv_quoted;
+  using topology::csv_quoted;
   RAILYARD_RETURN_IF_ERROR(topology::validate_tree(tree));
   const int levels = tree.top_level();
   if (levels < 2)
@@ -50,14 +50,14 @@ RAILYARD_LAZY
                   " switch without a parent; every CSV row needs all ", levels, " levels"));
   std::map<std::string_view, std::string_view> role_of;
   for (const auto& sw : tree.switches) {
-    if (std::string p = topology::detail::csv_token_problem(sw.name); !p.empty())
+    if (std::string p = topology::csv_token_problem(sw.name); !p.empty())
       return invalid_argument_error(str_cat("switch ", csv_quoted(sw.name), ": ", p));
-    role_of.emplace(sw.name, topology::detail::kCsvRoles[sw.level]);
+    role_of.emplace(sw.name, topology::kCsvRoles[sw.level]);
   }
   for (const std::string& host : tree.hosts) {
-    if (std::string p = topology::detail::csv_token_problem(host); !p.empty())
+    if (std::string p = topology::csv_token_problem(host); !p.empty())
       return invalid_argument_error(str_cat("host ", csv_quoted(host), ": ", p));
-    if (topology::detail::csv_is_header_word(host) || host.front() == '#')
+    if (topology::csv_is_header_word(host) || host.front() == '#')
       return invalid_argument_error(
           str_cat("host ", csv_quoted(host), ": would read back as a header or a comment"));
     if (auto it = role_of.find(host); it != role_of.end())

@@ -121,7 +121,7 @@ RAILYARD_LAZY
   if (d.hosts_per_domain() <= 1) return out;
   const int64_t domains = d.hosts() / d.hosts_per_domain();
   for (int32_t h = 0; h < d.hosts(); ++h)
-    out[static_cast<size_t>(h)] = topology::detail::padded_name("nvl", d.domain_of(HostId{h}), domains);
+    out[static_cast<size_t>(h)] = topology::padded_name("nvl", d.domain_of(HostId{h}), domains);
   return out;
 }
 

@@ -327,6 +327,39 @@ class XmlOut {
 
 }  // namespace detail
 
+// The synthetic PCI bus ids nccl_topology_xml() gives a host's devices when no
+// real ones are given: per PCIe group u (one switch, its GPUs, its NICs; groups =
+// min(GPUs, NICs) per host) the switch's id, then its GPUs', then its NICs', and
+// last the NVSwitch. The path advisor finds NICs by these ids too.
+struct SyntheticBusIds {
+  std::vector<std::string> switches;  // per PCIe group
+  std::vector<std::string> gpus;      // per GPU index
+  std::vector<std::string> nics;      // per NIC index
+  std::string nvswitch;
+};
+[[nodiscard]] inline SyntheticBusIds synthetic_bus_ids(const topology::ClusterDescriptor<>& d) {
+  const int32_t gpus = d.gpus_per_host();
+  const int32_t nics = d.nics_per_host();
+  const int32_t groups = gpus < nics ? gpus : nics;  // one PCIe switch per group
+  const int32_t gpus_per_group = gpus / groups;
+  const int32_t nics_per_group = nics / groups;
+  detail::BusAllocator alloc;
+  SyntheticBusIds ids;
+  ids.switches.resize(static_cast<size_t>(groups));
+  ids.gpus.resize(static_cast<size_t>(gpus));
+  ids.nics.resize(static_cast<size_t>(nics));
+  for (int32_t u = 0; u < groups; ++u) {
+    int32_t slot = alloc.reserve(1 + gpus_per_group + nics_per_group);
+    ids.switches[static_cast<size_t>(u)] = detail::BusAllocator::id(slot++);
+    for (int32_t i = 0; i < gpus_per_group; ++i)
+      ids.gpus[static_cast<size_t>(u * gpus_per_group + i)] = detail::BusAllocator::id(slot++);
+    for (int32_t i = 0; i < nics_per_group; ++i)
+      ids.nics[static_cast<size_t>(u * nics_per_group + i)] = detail::BusAllocator::id(slot++);
+  }
+  ids.nvswitch = detail::BusAllocator::id(alloc.reserve(1));
+  return ids;
+}
+
 // The NCCL topology XML of host `opt.host` (see the overview for the layout).
 // Errors (InvalidArgument, naming the field and value): host out of range, CPU
 // fields non-positive or an affinity mask longer than NCCL reads, sm outside
@@ -388,19 +421,11 @@ RAILYARD_LAZY
                        " (NCCL_TOPO_XML_MAX_NODES)"));
 
   // Bus ids: synthetic, one group after the other, then the NVSwitch.
-  detail::BusAllocator alloc;
-  std::vector<std::string> switch_ids(static_cast<size_t>(groups));
-  std::vector<std::string> gpu_ids(static_cast<size_t>(gpus));
-  std::vector<std::string> nic_ids(static_cast<size_t>(nics));
-  for (int32_t u = 0; u < groups; ++u) {
-    int32_t slot = alloc.reserve(1 + gpus_per_group + nics_per_group);
-    switch_ids[static_cast<size_t>(u)] = detail::BusAllocator::id(slot++);
-    for (int32_t i = 0; i < gpus_per_group; ++i)
-      gpu_ids[static_cast<size_t>(u * gpus_per_group + i)] = detail::BusAllocator::id(slot++);
-    for (int32_t i = 0; i < nics_per_group; ++i)
-      nic_ids[static_cast<size_t>(u * nics_per_group + i)] = detail::BusAllocator::id(slot++);
-  }
-  const std::string nvswitch_id = detail::BusAllocator::id(alloc.reserve(1));
+  SyntheticBusIds ids = synthetic_bus_ids(d);
+  std::vector<std::string>& switch_ids = ids.switches;
+  std::vector<std::string>& gpu_ids = ids.gpus;
+  std::vector<std::string>& nic_ids = ids.nics;
+  const std::string& nvswitch_id = ids.nvswitch;
   if (opt.vm) {
     // Domain ffff, bus ff downwards, devices 1..31 (Azure's ndv5-topo.xml uses
     // ffff:ff:01.0 .. ffff:ff:08.0): ids a guest never has.

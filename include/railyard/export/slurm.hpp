@@ -80,7 +80,7 @@ RAILYARD_LAZY
     plan.block_sizes.push_back(int64_t{plan.base_hosts} << k);
   for (int32_t b = 0; b < count; ++b)
     plan.blocks.push_back(
-        {topology::detail::padded_name(domains ? "nvl" : "su", b, count), b * plan.base_hosts});
+        {topology::padded_name(domains ? "nvl" : "su", b, count), b * plan.base_hosts});
   return plan;
 }
 

@@ -162,22 +162,11 @@ using BusId = std::array<char, 12>;
   return {id.data(), id.size()};
 }
 
-// The NIC bus ids exports::nccl_topology_xml writes for every host (its layout
-// rules: per PCIe switch u, the switch's bus, then its GPUs', then its NICs').
+// The NIC bus ids exports::nccl_topology_xml writes for every host.
 [[nodiscard]] inline std::vector<BusId> nccl_xml_nic_busids(
     const topology::ClusterDescriptor<>& d) {
-  const int32_t gpus = d.gpus_per_host();
-  const int32_t nics = d.nics_per_host();
-  const int32_t groups = std::min(gpus, nics);
-  const int32_t gpus_per_group = gpus / groups;
-  const int32_t nics_per_group = nics / groups;
-  exports::detail::BusAllocator alloc;
   std::vector<BusId> out;
-  for (int32_t u = 0; u < groups; ++u) {
-    const int32_t slot = alloc.reserve(1 + gpus_per_group + nics_per_group);
-    for (int32_t i = 0; i < nics_per_group; ++i)
-      out.push_back(*parse_busid(exports::detail::BusAllocator::id(slot + 1 + gpus_per_group + i)));
-  }
+  for (const std::string& id : exports::synthetic_bus_ids(d).nics) out.push_back(*parse_busid(id));
   return out;
 }
 

@@ -106,7 +106,7 @@ Status trace_values(std::string_view name, std::span<const double> v, size_t n) 
   }
   for (size_t i = 0; i < n; ++i) {
     if (!(v[i] >= 0) || !std::isfinite(v[i])) {
-      return invalid_field(str_cat(name, "[", i, "]"), cc::detail::dcqcn_num(v[i]),
+      return invalid_field(str_cat(name, "[", i, "]"), number_text(v[i]),
                            "must be a finite number >= 0");
     }
   }
@@ -155,13 +155,13 @@ RAILYARD_LAZY
   for (size_t i = 0; i < n; ++i) {
     const double t = trace.t_us[i];
     if (!(t >= 0) || !std::isfinite(t)) {
-      return invalid_field(str_cat("t_us[", i, "]"), cc::detail::dcqcn_num(t),
+      return invalid_field(str_cat("t_us[", i, "]"), number_text(t),
                            "must be a finite number >= 0");
     }
     if (i > 0 && !(t > trace.t_us[i - 1])) {
       return invalid_field(
-          str_cat("t_us[", i, "]"), cc::detail::dcqcn_num(t),
-          str_cat("must be greater than t_us[", i - 1, "]=", cc::detail::dcqcn_num(trace.t_us[i - 1])));
+          str_cat("t_us[", i, "]"), number_text(t),
+          str_cat("must be greater than t_us[", i - 1, "]=", number_text(trace.t_us[i - 1])));
     }
   }
   RAILYARD_RETURN_IF_ERROR(d::trace_values("queue_bytes", trace.queue_bytes, n));
@@ -182,18 +182,18 @@ RAILYARD_LAZY
   }
   auto finite_non_negative = [](std::string_view key, double v) -> Status {
     if (!(v >= 0) || !std::isfinite(v)) {
-      return invalid_field(key, cc::detail::dcqcn_num(v), "must be a finite number >= 0");
+      return invalid_field(key, number_text(v), "must be a finite number >= 0");
     }
     return ok_status();
   };
   RAILYARD_RETURN_IF_ERROR(finite_non_negative("kmin_bytes", options.kmin_bytes));
   RAILYARD_RETURN_IF_ERROR(finite_non_negative("kmax_bytes", options.kmax_bytes));
   if (options.kmin_bytes > options.kmax_bytes) {
-    return invalid_field("kmin_bytes", cc::detail::dcqcn_num(options.kmin_bytes),
-                         str_cat("must be <= kmax_bytes=", cc::detail::dcqcn_num(options.kmax_bytes)));
+    return invalid_field("kmin_bytes", number_text(options.kmin_bytes),
+                         str_cat("must be <= kmax_bytes=", number_text(options.kmax_bytes)));
   }
   if (!(options.buffer_bytes > 0)) {
-    return invalid_field("buffer_bytes", cc::detail::dcqcn_num(options.buffer_bytes),
+    return invalid_field("buffer_bytes", number_text(options.buffer_bytes),
                          "must be > 0 (infinity = not drawn)");
   }
   RAILYARD_RETURN_IF_ERROR(finite_non_negative("capacity_gbps", options.capacity_gbps));

@@ -334,7 +334,7 @@ class Planner {
       const int32_t s = d_.spine_of_uplink(la, j);
       if (cross && !core_[static_cast<size_t>(s)].found) continue;
       const double nu = load(ul) + added(i, ul);
-      for (auto jb = static_cast<int32_t>(topology::detail::positive_mod(s - ob, spines)); jb < up;
+      for (auto jb = static_cast<int32_t>(positive_mod(s - ob, spines)); jb < up;
            jb += spines) {
         const LinkId dl = topology::Fabric::reverse(f_.leaf_uplink(lb, jb));
         if (!usable(dl)) continue;
@@ -819,7 +819,7 @@ RAILYARD_LAZY
       }
       options.clear();
       const int64_t ob = int64_t{d.leaf_index_in_pod(lb)} * c.leaf_up_ports;
-      for (auto jb = static_cast<int32_t>(topology::detail::positive_mod(s - ob, c.spines_per_pod));
+      for (auto jb = static_cast<int32_t>(positive_mod(s - ob, c.spines_per_pod));
            jb < c.leaf_up_ports; jb += c.spines_per_pod)
         options.push_back(jb);
       RAILYARD_ASSIGN_OR_RETURN(r.dst_leaf_uplink, choose(HopKind::kSpineDown, down_spine));

@@ -211,7 +211,7 @@ class SprayGeometry {
     jb_count_.resize(z(S_));
     down_total_.assign(z(S_), 0.0);
     for (int32_t x = 0; x < S_; ++x) {
-      const auto first = static_cast<int32_t>(topology::detail::positive_mod(x - ob, S_));
+      const auto first = static_cast<int32_t>(positive_mod(x - ob, S_));
       jb_first_[z(x)] = first;
       jb_count_[z(x)] = first < U_ ? (U_ - first + S_ - 1) / S_ : 0;
       for (int32_t t = 0; t < jb_count_[z(x)]; ++t)
@@ -229,7 +229,7 @@ class SprayGeometry {
       kb_count_.resize(z(G_));
       for (int32_t y = 0; y < G_; ++y) {
         const auto first =
-            static_cast<int32_t>(topology::detail::positive_mod(y - int64_t{pb_} * Us_, G_));
+            static_cast<int32_t>(positive_mod(y - int64_t{pb_} * Us_, G_));
         kb_first_[z(y)] = first;
         kb_count_[z(y)] = first < Us_ ? (Us_ - first + G_ - 1) / G_ : 0;
       }
@@ -436,6 +436,8 @@ Status check_port(const topology::ClusterDescriptor<>& d, std::string_view side,
   return check("plane", p.plane.value(), d.planes());
 }
 
+}  // namespace detail
+
 // Default rotation: the source port's position among its leaf's host ports.
 RAILYARD_LAZY
 int32_t default_rotation(const topology::ClusterDescriptor<>& d, NicPort a) {
@@ -447,10 +449,13 @@ int32_t default_rotation(const topology::ClusterDescriptor<>& d, NicPort a) {
   return in_su;
 }
 
+namespace detail {
+
+
 // Position of uplink j in the tie order that starts at `rotation`.
 RAILYARD_LAZY
 int32_t rotated(int32_t j, int32_t rotation, int32_t n) {
-  return static_cast<int32_t>(topology::detail::positive_mod(int64_t{j} - rotation, n));
+  return static_cast<int32_t>(positive_mod(int64_t{j} - rotation, n));
 }
 
 // Apportions k over weights w (zero weight: nothing) by largest remainder:
@@ -513,7 +518,7 @@ std::vector<int32_t> interleave(const std::vector<int32_t>& counts, int32_t rota
   for (int32_t c : counts) most = std::max(most, c);
   for (int32_t round = 0; round < most; ++round)
     for (int32_t i = 0; i < n; ++i) {
-      const auto j = static_cast<int32_t>(topology::detail::positive_mod(int64_t{rotation} + i, n));
+      const auto j = static_cast<int32_t>(positive_mod(int64_t{rotation} + i, n));
       if (counts[static_cast<size_t>(j)] > round) order.push_back(j);
     }
   return order;
@@ -741,7 +746,7 @@ RAILYARD_LAZY
   plan.qps = qps;
   plan.model = std::string(model.name());
   plan.steered = model.steerable();
-  if (options.rotation < 0) options.rotation = detail::default_rotation(d, src);
+  if (options.rotation < 0) options.rotation = default_rotation(d, src);
   plan.options = options;
   RAILYARD_ASSIGN_OR_RETURN(detail::SprayContext ctx, detail::usable_paths(d, f, failures, plan));
   plan.qp.resize(static_cast<size_t>(qps));

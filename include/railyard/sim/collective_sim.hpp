@@ -337,7 +337,7 @@ RAILYARD_LAZY
             auto [it, first] = spray_next_rotation.try_emplace(port, 0);
             const int32_t uplinks = d.shape().leaf_up_ports;
             so.rotation = uplinks > 0
-                              ? (routing::detail::default_rotation(d, x.src) + it->second) % uplinks
+                              ? (routing::default_rotation(d, x.src) + it->second) % uplinks
                               : -1;
             ++it->second;
             RAILYARD_ASSIGN_OR_RETURN(routing::SprayPlan plan,

@@ -115,12 +115,10 @@ namespace detail {
   if (r > mod - d) overlap += r - (mod - d);
   return mod * q * q + 2 * q * r + overlap;
 }
-[[nodiscard]] constexpr int64_t positive_mod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 
 // Called only when a static descriptor's spec is invalid: not constexpr, so the
 // compiler reports the call site (the {fmt} trick).
-RAILYARD_LAZY
-void static_cluster_spec_is_invalid() {}
+inline void static_cluster_spec_is_invalid() {}
 }  // namespace detail
 
 template <class E = DynamicExtents>
@@ -348,7 +346,7 @@ class ClusterDescriptor {
     const int32_t pb = pod_of_leaf(lb);
     for (int32_t j = 0; j < up; ++j) {
       const int32_t s = spine_of_uplink(la, j);
-      for (auto jb = static_cast<int32_t>(detail::positive_mod(s - ob, spines)); jb < up;
+      for (auto jb = static_cast<int32_t>(positive_mod(s - ob, spines)); jb < up;
            jb += spines) {
         if (pa == pb) {
           f(Route{2, j, jb, -1, -1});
@@ -359,7 +357,7 @@ class ClusterDescriptor {
         const int64_t ocb = int64_t{pb} * sup;
         for (int32_t k = 0; k < sup; ++k) {
           const auto g = static_cast<int32_t>((int64_t{pa} * sup + k) % groups);
-          for (auto kb = static_cast<int32_t>(detail::positive_mod(g - ocb, groups)); kb < sup;
+          for (auto kb = static_cast<int32_t>(positive_mod(g - ocb, groups)); kb < sup;
                kb += groups)
             f(Route{3, j, jb, k, kb});
         }

@@ -54,7 +54,6 @@ struct SwitchTree {
   friend bool operator==(const SwitchTree&, const SwitchTree&) = default;
 };
 
-namespace detail {
 // `prefix` followed by n zero-padded to the digit count of `count - 1`.
 RAILYARD_LAZY
 std::string padded_name(std::string_view prefix, int64_t n, int64_t count) {
@@ -63,7 +62,6 @@ std::string padded_name(std::string_view prefix, int64_t n, int64_t count) {
   if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
   return str_cat(prefix, digits);
 }
-}  // namespace detail
 
 // The scheduler's view of a descriptor's cluster (rules above). Fails only when
 // `namer` gives two hosts the same name.
@@ -79,7 +77,7 @@ RAILYARD_LAZY
   const int32_t hosts_per_group = tor ? c.hosts_per_leaf : d.hosts_per_su();
   for (int64_t g = 0; g < groups; ++g) {
     SwitchTree::Switch leaf;
-    leaf.name = detail::padded_name(tor ? "leaf" : "su", g, groups);
+    leaf.name = padded_name(tor ? "leaf" : "su", g, groups);
     for (int32_t i = 0; i < hosts_per_group; ++i)
       leaf.hosts.push_back(static_cast<int32_t>(g * hosts_per_group + i));
     tree.switches.push_back(std::move(leaf));
@@ -94,7 +92,7 @@ RAILYARD_LAZY
   }
   const int32_t per_pod = leaf_count / c.pods;
   for (int32_t p = 0; p < c.pods; ++p) {
-    SwitchTree::Switch pod{detail::padded_name("pod", p, c.pods), 2, {}, {}};
+    SwitchTree::Switch pod{padded_name("pod", p, c.pods), 2, {}, {}};
     for (int32_t g = 0; g < per_pod; ++g) pod.children.push_back(p * per_pod + g);
     tree.switches.push_back(std::move(pod));
   }

@@ -45,7 +45,7 @@
 //   Flows (node -> node, in bytes per byte of nBytes), as NCCL builds them:
 //   ring      node i -> i+1 (mod n): 2(R-1)/R (all-reduce), (R-1)/R (all-gather,
 //             reduce-scatter); broadcast/reduce: a chain 0 -> 1 -> ... carrying 1.
-//   tree      NCCL's double binary tree over nodes (collective::detail::dtree_parent),
+//   tree      NCCL's double binary tree over nodes (collective::dtree_parent),
 //             all-reduce only: each edge carries 1/2 up (reduce) and 1/2 down
 //             (broadcast) in each of the two trees; intra-host chain 2 per GPU.
 //   nvls_tree the same inter-node trees, NVLS (one NVLink pass) inside the host.
@@ -550,7 +550,7 @@ class TunerCore {
       if (N > 1)
         for (int32_t t = 0; t < 2; ++t)
           for (int32_t i = 0; i < N; ++i) {
-            const int32_t up = collective::detail::dtree_parent(N, t, i);
+            const int32_t up = collective::dtree_parent(N, t, i);
             if (up < 0) continue;
             flows.push_back({i, up, 0.5});
             flows.push_back({up, i, 0.5});

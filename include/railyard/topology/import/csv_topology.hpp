@@ -57,7 +57,8 @@
 
 namespace railyard::topology {
 
-namespace detail {
+// The dump's token rules, shared by the reader and the writer
+// (export/csv_topology.hpp).
 
 // Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and
 // code points above U+10FFFF included), or npos. Calls on_code_point(cp, offset)
@@ -148,14 +149,12 @@ bool csv_is_header_word(std::string_view first_field) {
 
 inline constexpr std::string_view kCsvRoles[4] = {"host", "leaf", "spine", "core"};
 
-}  // namespace detail
 
 // Reads `host,leaf,spine[,core]` rows (rules in the header comment) into a
 // SwitchTree with 2 (three columns) or 3 (four columns) switch levels. The
 // result passes validate_tree(). Complexity O(text size x log names).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<SwitchTree> csv_topology_from_text(std::string_view text) {
-  using detail::csv_quoted;
   struct Name {
     int level;      // 0 host, 1 leaf, 2 spine, 3 core
     int32_t index;  // within its level
@@ -176,12 +175,12 @@ RAILYARD_LAZY
   CsvRecord row;
   // "line N: <field>=<token>: problem", the token escaped when it would not print.
   auto error = [&row](std::string_view field, std::string_view token, std::string_view problem) {
-    return csv_error(row.line, field, token, problem, detail::csv_escaped(token));
+    return csv_error(row.line, field, token, problem, csv_escaped(token));
   };
   while (reader.next(row)) {
     const int64_t line_no = row.line;
     const std::vector<std::string_view>& fields = row.fields;
-    const bool header_like = csv_is_header(row, detail::kCsvHeaderWords);
+    const bool header_like = csv_is_header(row, kCsvHeaderWords);
     const bool is_header = header_like && first_row_line == 0;
     if (columns == 0) {
       if (fields.size() != 3 && fields.size() != 4)
@@ -194,8 +193,8 @@ RAILYARD_LAZY
                    str_cat(fields.size(), " fields; line ", first_row_line, " has ", columns));
     }
     for (size_t c = 0; c < fields.size(); ++c)
-      if (std::string problem = detail::csv_token_problem(fields[c]); !problem.empty())
-        return error(is_header ? "header" : detail::kCsvRoles[c], fields[c], problem);
+      if (std::string problem = csv_token_problem(fields[c]); !problem.empty())
+        return error(is_header ? "header" : kCsvRoles[c], fields[c], problem);
     if (first_row_line == 0) first_row_line = line_no;
     if (is_header) continue;
     if (header_like)
@@ -205,7 +204,7 @@ RAILYARD_LAZY
     // Why `n` cannot be reused as a thing of level `level`.
     auto where = [](const Name& n, int level) {
       if (n.level == 0 && level == 0) return str_cat("listed twice (first on line ", n.line, ")");
-      return str_cat("already a ", detail::kCsvRoles[n.level], n.level == 0 ? "" : " switch",
+      return str_cat("already a ", kCsvRoles[n.level], n.level == 0 ? "" : " switch",
                      " (line ", n.line, ")");
     };
     if (auto it = names.find(fields[0]); it != names.end())
@@ -215,7 +214,7 @@ RAILYARD_LAZY
     int32_t leaf = -1;
     for (int level = 1; level < static_cast<int>(columns); ++level) {
       const std::string_view token = fields[static_cast<size_t>(level)];
-      const std::string_view role = detail::kCsvRoles[level];
+      const std::string_view role = kCsvRoles[level];
       int32_t index = 0;
       if (auto it = names.find(token); it != names.end()) {
         if (it->second.level != level) return error(role, token, where(it->second, level));
@@ -233,7 +232,7 @@ RAILYARD_LAZY
           child.parent = index;
           child.parent_line = line_no;
         } else if (child.parent != index) {
-          return error(detail::kCsvRoles[level - 1], child.name,
+          return error(kCsvRoles[level - 1], child.name,
                        str_cat("under ", role, " ", csv_quoted(token), " here but under ",
                                csv_quoted(switches[level][static_cast<size_t>(child.parent)].name),
                                " on line ", child.parent_line));
