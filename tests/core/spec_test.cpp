@@ -23,15 +23,23 @@ TEST_CASE("spec: every malformed shape is an error naming the entry") {
   struct Case {
     const char* spec;
     const char* needle;
+    const char* field;  // the field the error carries (nullptr: none)
   };
-  for (Case c :
-       {Case{"", "missing kind"}, Case{":hosts=1", "missing kind"}, Case{"k:hosts", "hosts"},
-        Case{"k:=1", "=1"}, Case{"k:hosts=", "hosts="}, Case{"k:hosts=1,hosts=2", "hosts"},
-        Case{"k:hosts=1,,a=2", "expected key=value"}}) {
+  for (Case c : {Case{"", "missing kind", nullptr}, Case{":hosts=1", "missing kind", nullptr},
+                 Case{"k:hosts", "hosts", "hosts"}, Case{"k:=1", "=1", "key"},
+                 Case{"k:hosts=", "hosts=", "hosts"}, Case{"k:hosts=1,hosts=2", "hosts", "hosts"},
+                 Case{"k:hosts=1,,a=2", "expected key=value", "entry"}}) {
     auto r = SpecReader::parse(c.spec);
     REQUIRE_FALSE_MESSAGE(r.ok(), c.spec);
     CHECK_MESSAGE(std::string(r.status().message()).find(c.needle) != std::string::npos,
                   r.status().message());
+    // Entry errors carry their field, so a caller maps them to its flag
+    // without reading the text (the fuzzer found "tp=" once did not).
+    const auto field = railyard::error_field(r.status());
+    if (c.field == nullptr)
+      CHECK_MESSAGE(!field.has_value(), c.spec);
+    else
+      CHECK_MESSAGE((field && field->field == c.field), c.spec);
   }
 }
 

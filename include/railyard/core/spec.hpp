@@ -44,17 +44,35 @@ class SpecReader {
     if (body.empty()) return reader;
     for (std::string_view item : split(body, ',')) {
       const size_t eq = item.find('=');
-      if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
-        return invalid_argument_error(
-            item.empty() ? str_cat("spec entry '' in '", text,
-                                   "': expected key=value (two commas in a row or a trailing comma)")
-                         : str_cat("spec entry '", item, "': expected key=value"));
+      if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size()) {
+        // The field is the key when there is one ("tp=" names tp), "key" when
+        // it is missing ("=8"), else the entry itself ("tp", or "entry" for an
+        // empty one), so that callers can map the error to their flag.
+        std::string_view field = item, value;
+        if (item.empty()) {
+          field = "entry";
+        } else if (eq == 0) {
+          field = "key";
+          value = item;
+        } else if (eq != std::string_view::npos) {
+          field = item.substr(0, eq);
+        }
+        return with_field(
+            invalid_argument_error(
+                item.empty()
+                    ? str_cat("spec entry '' in '", text,
+                              "': expected key=value (two commas in a row or a trailing comma)")
+                    : str_cat("spec entry '", item, "': expected key=value")),
+            field, value);
+      }
       std::string key(item.substr(0, eq));
       const std::string_view value = item.substr(eq + 1);
       for (const Entry& e : reader.entries_)
         if (e.key == key)
-          return invalid_argument_error(
-              str_cat(key, ": key given twice (", key, "=", e.value, ", then ", item, ")"));
+          return with_field(
+              invalid_argument_error(
+                  str_cat(key, ": key given twice (", key, "=", e.value, ", then ", item, ")")),
+              key, value);
       reader.entries_.push_back({std::move(key), std::string(value), false});
     }
     return reader;

@@ -60,6 +60,7 @@
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/report/format.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/report/trace_svg.hpp"
 #include "railyard/placement/allocator.hpp"
@@ -76,14 +77,6 @@ struct CcReportContext {
 
 namespace detail {
 
-// `x` rounded to `decimals` places (non-finite values unchanged).
-RAILYARD_LAZY
-double cc_round(double x, int decimals) {
-  if (!std::isfinite(x)) return x;
-  const double scale = std::pow(10.0, decimals);
-  return std::round(x * scale) / scale;
-}
-
 // Decimals that keep 6 significant digits of |x| < 1 (at most 12).
 RAILYARD_LAZY
 int cc_small_decimals(double x) {
@@ -94,17 +87,13 @@ int cc_small_decimals(double x) {
 
 // Probabilities: 6 significant digits.
 RAILYARD_LAZY
-double cc_round_p(double p) { return cc_round(p, std::max(3, cc_small_decimals(p))); }
+double cc_round_p(double p) { return rounded(p, std::max(3, cc_small_decimals(p))); }
 
 // Setting values: 3 decimals, 6 significant digits below 1.
 RAILYARD_LAZY
 double cc_round_value(double x) {
-  return cc_round(x, std::fabs(x) < 1 ? std::max(3, cc_small_decimals(x)) : 3);
+  return rounded(x, std::fabs(x) < 1 ? std::max(3, cc_small_decimals(x)) : 3);
 }
-
-// `x` with exactly `decimals` digits after the point ("-" when not finite).
-RAILYARD_LAZY
-std::string cc_fixed(double x, int decimals) { return fixed(x, decimals); }
 
 // A setting's value as text: as cc_round_value keeps it, in shortest form
 // (integers as integers).
@@ -117,7 +106,7 @@ std::string cc_value_text(double x) {
 }
 
 RAILYARD_LAZY
-std::string cc_kb(double bytes) { return cc_fixed(bytes / 1000.0, 1); }
+std::string cc_kb(double bytes) { return fixed(bytes / 1000.0, 1); }
 
 // A table: left-aligned or right-aligned columns, widths from the content; the
 // last column is never padded (it holds free text).
@@ -210,7 +199,6 @@ RAILYARD_LAZY
 [[nodiscard]] std::string cc_json(const cc::CcPlan& plan, const cc::CcInputs& in,
                                          const CcReportContext& ctx = {}, int indent = 2,
                                          const cc::CcValidation* fluid = nullptr) {
-  using detail::cc_round;
   using detail::cc_round_p;
   JsonWriter w(indent);
   w.begin_object();
@@ -220,20 +208,20 @@ RAILYARD_LAZY
   w.key("incast_source").value(ctx.incast_source);
   w.key("buffer_bytes_per_port");
   if (in.buffer_bytes_per_port > 0)
-    w.value(cc_round(in.buffer_bytes_per_port, 0));
+    w.value(rounded(in.buffer_bytes_per_port, 0));
   else
     w.null();
-  w.key("mtu_bytes").value(cc_round(in.mtu_bytes, 0));
-  w.key("frame_overhead_bytes").value(cc_round(in.frame_overhead_bytes, 0));
-  w.key("switch_mtu_bytes").value(cc_round(in.switch_mtu_bytes, 0));
-  w.key("dt_alpha").value(cc_round(in.dt_alpha, 6));
+  w.key("mtu_bytes").value(rounded(in.mtu_bytes, 0));
+  w.key("frame_overhead_bytes").value(rounded(in.frame_overhead_bytes, 0));
+  w.key("switch_mtu_bytes").value(rounded(in.switch_mtu_bytes, 0));
+  w.key("dt_alpha").value(rounded(in.dt_alpha, 6));
   w.key("message_bytes");
   if (in.message_bytes > 0)
-    w.value(cc_round(in.message_bytes, 0));
+    w.value(rounded(in.message_bytes, 0));
   else
     w.null();
-  w.key("switch_ns").value(cc_round(in.latency.switch_ns, 3));
-  w.key("nic_ns").value(cc_round(in.latency.nic_ns, 3));
+  w.key("switch_ns").value(rounded(in.latency.switch_ns, 3));
+  w.key("nic_ns").value(rounded(in.latency.nic_ns, 3));
   w.key("qps_per_nic").value(in.qps_per_nic);
   w.key("jobs").value(ctx.jobs);
   w.key("tenants").begin_array();
@@ -248,14 +236,14 @@ RAILYARD_LAZY
   w.end_array();
   w.end_object();
 
-  w.key("link_gbps").value(cc_round(plan.link_gbps, 3));
+  w.key("link_gbps").value(rounded(plan.link_gbps, 3));
   w.key("incast").value(plan.incast);
   w.key("incast_source").value(ctx.incast_source);
-  w.key("mtu_bytes").value(cc_round(plan.mtu_bytes, 0));
-  w.key("frame_bytes").value(cc_round(plan.frame_bytes, 0));
-  w.key("buffer_bytes_per_port").value(cc_round(plan.buffer_bytes_per_port, 0));
+  w.key("mtu_bytes").value(rounded(plan.mtu_bytes, 0));
+  w.key("frame_bytes").value(rounded(plan.frame_bytes, 0));
+  w.key("buffer_bytes_per_port").value(rounded(plan.buffer_bytes_per_port, 0));
   w.key("buffer_reason").value(plan.buffer_reason);
-  w.key("pfc_headroom_bytes").value(cc_round(plan.pfc_headroom_bytes, 0));
+  w.key("pfc_headroom_bytes").value(rounded(plan.pfc_headroom_bytes, 0));
   w.key("pfc_reason").value(plan.pfc_reason);
 
   w.key("paths").begin_array();
@@ -263,10 +251,10 @@ RAILYARD_LAZY
     w.begin_object();
     w.key("path").value(p.path);
     w.key("switches").value(p.switches);
-    w.key("cable_m").value(cc_round(p.cable_m, 3));
-    w.key("one_way_us").value(cc_round(p.one_way_us, 3));
-    w.key("rtt_us").value(cc_round(p.rtt_us, 3));
-    w.key("bdp_bytes").value(cc_round(p.bdp_bytes, 0));
+    w.key("cable_m").value(rounded(p.cable_m, 3));
+    w.key("one_way_us").value(rounded(p.one_way_us, 3));
+    w.key("rtt_us").value(rounded(p.rtt_us, 3));
+    w.key("bdp_bytes").value(rounded(p.bdp_bytes, 0));
     w.end_object();
   }
   w.end_array();
@@ -278,8 +266,8 @@ RAILYARD_LAZY
     const cc::EcnTier& e = plan.ecn.front();  // leaf->host
     w.begin_object();
     w.key("tier").value(e.tier);
-    w.key("kmin_bytes").value(cc_round(e.kmin_bytes, 0));
-    w.key("kmax_bytes").value(cc_round(e.kmax_bytes, 0));
+    w.key("kmin_bytes").value(rounded(e.kmin_bytes, 0));
+    w.key("kmax_bytes").value(rounded(e.kmax_bytes, 0));
     w.key("pmax").value(cc_round_p(e.pmax));
     w.end_object();
   }
@@ -287,15 +275,15 @@ RAILYARD_LAZY
   for (const cc::EcnTier& e : plan.ecn) {
     w.begin_object();
     w.key("tier").value(e.tier);
-    w.key("rtt_us").value(cc_round(e.rtt_us, 3));
-    w.key("bdp_bytes").value(cc_round(e.bdp_bytes, 0));
-    w.key("kmin_bytes").value(cc_round(e.kmin_bytes, 0));
-    w.key("kmax_bytes").value(cc_round(e.kmax_bytes, 0));
+    w.key("rtt_us").value(rounded(e.rtt_us, 3));
+    w.key("bdp_bytes").value(rounded(e.bdp_bytes, 0));
+    w.key("kmin_bytes").value(rounded(e.kmin_bytes, 0));
+    w.key("kmax_bytes").value(rounded(e.kmax_bytes, 0));
     w.key("pmax").value(cc_round_p(e.pmax));
     w.key("equilibrium_p").value(cc_round_p(e.equilibrium_p));
-    w.key("incast_burst_bytes").value(cc_round(e.incast_burst_bytes, 0));
-    w.key("buffer_bytes").value(cc_round(e.buffer_bytes, 0));
-    w.key("usable_bytes").value(cc_round(e.usable_bytes, 0));
+    w.key("incast_burst_bytes").value(rounded(e.incast_burst_bytes, 0));
+    w.key("buffer_bytes").value(rounded(e.buffer_bytes, 0));
+    w.key("usable_bytes").value(rounded(e.usable_bytes, 0));
     w.key("fits").value(e.fits);
     w.key("reason").value(e.reason);
     w.end_object();
@@ -320,7 +308,7 @@ RAILYARD_LAZY
   for (const cc::Value& r : plan.rate_limits) {
     w.begin_object();
     w.key("tenant").value(r.name);
-    w.key("kbps_per_qp").value(cc_round(r.value, 0));
+    w.key("kbps_per_qp").value(rounded(r.value, 0));
     w.key("reason").value(r.reason);
     w.end_object();
   }
@@ -332,27 +320,27 @@ RAILYARD_LAZY
   if (fluid != nullptr) {
     w.key("fluid").begin_object();
     w.key("senders").value(fluid->senders);
-    w.key("start_fraction").value(cc_round(fluid->start_fraction, 6));
-    w.key("feedback_delay_us").value(cc_round(fluid->feedback_delay_us, 3));
-    w.key("buffer_bytes").value(cc_round(fluid->buffer_bytes, 0));
-    w.key("duration_us").value(cc_round(fluid->duration_us, 3));
+    w.key("start_fraction").value(rounded(fluid->start_fraction, 6));
+    w.key("feedback_delay_us").value(rounded(fluid->feedback_delay_us, 3));
+    w.key("buffer_bytes").value(rounded(fluid->buffer_bytes, 0));
+    w.key("duration_us").value(rounded(fluid->duration_us, 3));
     w.key("derived_ok").value(fluid->derived_ok());
     w.key("warnings").begin_array();
     for (const std::string& s : fluid->warnings) w.value(s);
     w.end_array();
     for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor}) {
       w.key(f->profile).begin_object();
-      w.key("kmin_bytes").value(cc_round(f->red.kmin_bytes, 0));
-      w.key("kmax_bytes").value(cc_round(f->red.kmax_bytes, 0));
+      w.key("kmin_bytes").value(rounded(f->red.kmin_bytes, 0));
+      w.key("kmax_bytes").value(rounded(f->red.kmax_bytes, 0));
       w.key("pmax").value(cc_round_p(f->red.pmax));
-      w.key("peak_queue_bytes").value(cc_round(f->peak_queue_bytes, 0));
-      w.key("utilization").value(cc_round(f->utilization, 4));
-      w.key("steady_utilization").value(cc_round(f->steady_utilization, 4));
-      w.key("steady_queue_bytes").value(cc_round(f->steady_queue_bytes, 0));
-      w.key("marked_fraction").value(cc_round(f->marked_fraction, 6));
+      w.key("peak_queue_bytes").value(rounded(f->peak_queue_bytes, 0));
+      w.key("utilization").value(rounded(f->utilization, 4));
+      w.key("steady_utilization").value(rounded(f->steady_utilization, 4));
+      w.key("steady_queue_bytes").value(rounded(f->steady_queue_bytes, 0));
+      w.key("marked_fraction").value(rounded(f->marked_fraction, 6));
       w.key("convergence_us");
       if (f->convergence_us) {
-        w.value(cc_round(*f->convergence_us, 1));
+        w.value(rounded(*f->convergence_us, 1));
       } else {
         w.null();
       }
@@ -369,20 +357,19 @@ RAILYARD_LAZY
 [[nodiscard]] std::string cc_text(const cc::CcPlan& plan, const cc::CcInputs& in,
                                          const CcReportContext& ctx = {},
                                          const cc::CcValidation* fluid = nullptr) {
-  using detail::cc_fixed;
   using detail::cc_kb;
   using detail::CcTable;
   std::string out;
   str_append(out, "cluster     ", ctx.cluster.empty() ? std::string("-") : ctx.cluster, ": ",
-             cc_fixed(plan.link_gbps, 0), " Gb/s links, MTU ", cc_fixed(plan.mtu_bytes, 0), " B (",
-             cc_fixed(plan.frame_bytes, 0), " B frames on the wire)\n");
+             fixed(plan.link_gbps, 0), " Gb/s links, MTU ", fixed(plan.mtu_bytes, 0), " B (",
+             fixed(plan.frame_bytes, 0), " B frames on the wire)\n");
   str_append(out, "incast      ", detail::cc_incast_text(plan, ctx), "\n");
   str_append(out, "buffer      ", cc_kb(plan.buffer_bytes_per_port),
              " KB per port: ", plan.buffer_reason, "\n");
   str_append(out, "PFC         ", cc_kb(plan.pfc_headroom_bytes),
              " KB headroom per port: ", plan.pfc_reason, "\n");
   if (in.message_bytes > 0)
-    str_append(out, "message     ", cc_fixed(in.message_bytes, 0), " bytes per connection\n");
+    str_append(out, "message     ", fixed(in.message_bytes, 0), " bytes per connection\n");
 
   str_append(out,
              "\npath classes (one way: cables at 5 ns/m + switches + 2 NICs + one frame; "
@@ -390,7 +377,7 @@ RAILYARD_LAZY
   CcTable paths(
       {{"path", false}, {"switches", true}, {"cable m", true}, {"RTT us", true}, {"BDP KB", true}});
   for (const cc::PathRtt& p : plan.paths)
-    paths.row({p.path, str_cat(p.switches), cc_fixed(p.cable_m, 1), cc_fixed(p.rtt_us, 3),
+    paths.row({p.path, str_cat(p.switches), fixed(p.cable_m, 1), fixed(p.rtt_us, 3),
                cc_kb(p.bdp_bytes)});
   paths.render(out, "  ");
 
@@ -406,8 +393,8 @@ RAILYARD_LAZY
                {"fits", false}});
   for (const cc::EcnTier& e : plan.ecn) {
     const double p = detail::cc_round_p(e.equilibrium_p);
-    ecn.row({e.tier, cc_kb(e.kmin_bytes), cc_kb(e.kmax_bytes), cc_fixed(e.pmax, 4),
-             cc_fixed(p, std::max(4, detail::cc_small_decimals(p))), cc_kb(e.incast_burst_bytes),
+    ecn.row({e.tier, cc_kb(e.kmin_bytes), cc_kb(e.kmax_bytes), fixed(e.pmax, 4),
+             fixed(p, std::max(4, detail::cc_small_decimals(p))), cc_kb(e.incast_burst_bytes),
              e.fits ? "yes" : "NO"});
   }
   ecn.render(out, "  ");
@@ -445,17 +432,17 @@ RAILYARD_LAZY
     } else {
       CcTable rl({{"tenant", false}, {"kbps/QP", true}, {"Gb/s/QP", true}, {"reason", false}});
       for (const cc::Value& r : plan.rate_limits)
-        rl.row({r.name, cc_fixed(r.value, 0), cc_fixed(r.value / 1e6, 3), r.reason});
+        rl.row({r.name, fixed(r.value, 0), fixed(r.value / 1e6, 3), r.reason});
       rl.render(out, "  ");
     }
   }
 
   if (fluid != nullptr) {
     str_append(out, "\nfluid model (DCQCN, ", fluid->senders, " senders at ",
-               cc_fixed(fluid->start_fraction * 100, 1), "% of line rate into one ",
-               cc_fixed(fluid->buffer_bytes / 1e6, 1), " MB port, feedback ",
-               cc_fixed(fluid->feedback_delay_us, 3), " us, ",
-               cc_fixed(fluid->duration_us / 1000, 0), " ms)\n");
+               fixed(fluid->start_fraction * 100, 1), "% of line rate into one ",
+               fixed(fluid->buffer_bytes / 1e6, 1), " MB port, feedback ",
+               fixed(fluid->feedback_delay_us, 3), " us, ",
+               fixed(fluid->duration_us / 1000, 0), " ms)\n");
     CcTable ft({{"profile", false},
                 {"Kmin KB", true},
                 {"Kmax KB", true},
@@ -467,11 +454,11 @@ RAILYARD_LAZY
                 {"settled us", true},
                 {"under buffer", false}});
     for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor})
-      ft.row({f->profile, cc_fixed(f->red.kmin_bytes / 1e3, 1),
-              cc_fixed(f->red.kmax_bytes / 1e3, 1), cc_fixed(f->red.pmax, 4),
-              cc_fixed(f->peak_queue_bytes / 1e3, 1), cc_fixed(f->utilization, 3),
-              cc_fixed(f->steady_utilization, 3), cc_fixed(f->steady_queue_bytes / 1e3, 1),
-              f->convergence_us ? cc_fixed(*f->convergence_us, 1) : std::string("never"),
+      ft.row({f->profile, fixed(f->red.kmin_bytes / 1e3, 1),
+              fixed(f->red.kmax_bytes / 1e3, 1), fixed(f->red.pmax, 4),
+              fixed(f->peak_queue_bytes / 1e3, 1), fixed(f->utilization, 3),
+              fixed(f->steady_utilization, 3), fixed(f->steady_queue_bytes / 1e3, 1),
+              f->convergence_us ? fixed(*f->convergence_us, 1) : std::string("never"),
               f->under_buffer ? "yes" : "no (PFC pauses)"});
     ft.render(out, "  ");
     str_append(out, "  verdict: ",

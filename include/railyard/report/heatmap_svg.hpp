@@ -87,6 +87,7 @@
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/report/format.hpp"
 #include "railyard/report/svg.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -140,10 +141,6 @@ uint32_t heatmap_rgb(double u) {
   return out;
 }
 
-// One decimal, '.' whatever LC_NUMERIC says (railyard::fixed).
-RAILYARD_LAZY
-std::string heatmap_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
-
 RAILYARD_LAZY
 int heatmap_text_w(std::string_view s, int char_w = kHeatmapCharW) {
   return static_cast<int>(s.size()) * char_w;
@@ -168,8 +165,8 @@ struct HeatmapStats {
   [[nodiscard]] std::string text() const {
     std::string s = str_cat(busy, " of ", links, " links carry traffic");
     if (busy > 0)
-      str_append(s, "; max ", heatmap_percent(max), ", mean ",
-                 heatmap_percent(sum / static_cast<double>(busy)), "; ", over, " over capacity");
+      str_append(s, "; max ", percent(max), ", mean ",
+                 percent(sum / static_cast<double>(busy)), "; ", over, " over capacity");
     return s;
   }
 };
@@ -370,7 +367,7 @@ RAILYARD_LAZY
   if (over_total > 0) {
     text_line(m, y + 10,
               str_cat("worst: ", fabric.node_name(fabric.src(worst)), " -> ",
-                      fabric.node_name(fabric.dst(worst)), " ", d::heatmap_percent(util(worst))));
+                      fabric.node_name(fabric.dst(worst)), " ", percent(util(worst))));
     y += 14;
   }
   body.close();
@@ -469,8 +466,8 @@ RAILYARD_LAZY
           body.content(fabric.node_name(fabric.src(one)))
               .raw(" -> ")
               .content(fabric.node_name(fabric.dst(one)))
-              .content(str_cat(": ", d::heatmap_percent(egress),
-                               " / back: ", d::heatmap_percent(back),
+              .content(str_cat(": ", percent(egress),
+                               " / back: ", percent(back),
                                egress > 1 ? " (over capacity)" : "", " [link ", one.value(), "]"));
           body.close().close();
         }

@@ -53,6 +53,7 @@
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
+#include "railyard/report/format.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/pipeline/plan.hpp"
 #include "railyard/report/simulate_report.hpp"
@@ -107,9 +108,6 @@ RAILYARD_LAZY
 std::string plan_gib(double bytes, int decimals = 1) {
   return fixed(bytes / static_cast<double>(int64_t{1} << 30), decimals);
 }
-
-RAILYARD_LAZY
-std::string plan_percent(double u) { return fixed(100.0 * u, 1) + "%"; }
 
 RAILYARD_LAZY
 const sim::TierUtilization* plan_tier_of(const sim::CollectiveReport& r,
@@ -169,11 +167,6 @@ std::string plan_cc_line(const pipeline::PlanJobResult& j) {
   return out;
 }
 
-RAILYARD_LAZY
-std::string plan_pad(std::string s, size_t width, bool right = false) {
-  return simulate_pad(std::move(s), width, right);
-}
-
 }  // namespace detail
 
 // The plan without its size-1 dimensions ("tp=8,pp=4,dp=16"), and its order
@@ -193,7 +186,6 @@ RAILYARD_LAZY
 // The one-screen text report (see the overview).
 RAILYARD_LAZY
 [[nodiscard]] std::string plan_text(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r) {
-  using detail::plan_pad;
   std::string out;
   const topology::ClusterSpec& spec = d.spec();
   str_append(out, "railyard plan on ", r.cluster, ": ", d.hosts(), " hosts x ", d.gpus_per_host(),
@@ -220,7 +212,7 @@ RAILYARD_LAZY
   if (r.jobs.size() > 8) out += " ...";
   str_append(out, ", # busy before, . free)\n");
   const size_t col = std::max<size_t>(static_cast<size_t>(per_su), 8) + 2;
-  str_append(out, "         ", plan_pad("naive", col), "railyard\n");
+  str_append(out, "         ", padded("naive", col), "railyard\n");
   size_t shown = 0;
   for (int32_t su : sus) {
     if (shown == detail::kPlanMapMaxSus) {
@@ -228,8 +220,8 @@ RAILYARD_LAZY
                  " more SUs with mix jobs (plan.json has all)\n");
       break;
     }
-    str_append(out, "  ", plan_pad(str_cat("su", su), 7),
-               plan_pad(detail::plan_su_row(r.owner[0], su, per_su), col),
+    str_append(out, "  ", padded(str_cat("su", su), 7),
+               padded(detail::plan_su_row(r.owner[0], su, per_su), col),
                detail::plan_su_row(r.owner[1], su, per_su), "\n");
     ++shown;
   }
@@ -238,15 +230,15 @@ RAILYARD_LAZY
                " SUs without mix jobs not shown)\n");
 
   // Per job.
-  str_append(out, "\n", plan_pad("", 24), plan_pad("busbw Gb/s", 21, true), plan_pad("", 13),
+  str_append(out, "\n", padded("", 24), padded("busbw Gb/s", 21, Align::kRight), padded("", 13),
              "leaf-spine GiB, busiest link\n");
-  str_append(out, plan_pad("job  collective", 24), plan_pad("naive", 9, true),
-             plan_pad("railyard", 12, true), plan_pad("speed-up", 10, true), "   ",
-             plan_pad("naive", 16), "railyard\n");
+  str_append(out, padded("job  collective", 24), padded("naive", 9, Align::kRight),
+             padded("railyard", 12, Align::kRight), padded("speed-up", 10, Align::kRight), "   ",
+             padded("naive", 16), "railyard\n");
   for (size_t j = 0; j < r.jobs.size(); ++j) {
     const pipeline::PlanJobResult& jr = r.jobs[j];
-    str_append(out, detail::plan_letter(j), "  ", plan_pad(jr.job.name, 9), " ",
-               plan_pad(str_cat(jr.job.gpus(), " GPUs"), 9, true), "  ",
+    str_append(out, detail::plan_letter(j), "  ", padded(jr.job.name, 9), " ",
+               padded(str_cat(jr.job.gpus(), " GPUs"), 9, Align::kRight), "  ",
                plan_short_text(jr.job.plan));
     if (!jr.placed) {
       str_append(out, "\n   NOT PLACED: ", jr.unplaced_reason, "\n");
@@ -263,18 +255,18 @@ RAILYARD_LAZY
       const sim::CollectiveReport& b = c.at(pipeline::PlanSide::kRailyard);
       auto spine = [](const sim::CollectiveReport& x) {
         return str_cat(
-            plan_pad(detail::plan_gib(detail::plan_tier_bytes(x, topology::LinkTier::kLeafSpine)),
-                     6, true),
+            padded(detail::plan_gib(detail::plan_tier_bytes(x, topology::LinkTier::kLeafSpine)),
+                     6, Align::kRight),
             " ",
-            plan_pad(
-                detail::plan_percent(detail::plan_tier_peak(x, topology::LinkTier::kLeafSpine)), 6,
-                true));
+            padded(
+                percent(detail::plan_tier_peak(x, topology::LinkTier::kLeafSpine)), 6,
+                Align::kRight));
       };
-      str_append(out, "   ", plan_pad(str_cat(c.label(), " ", format_bytes(c.bytes)), 21),
-                 plan_pad(fixed(a.busbw_gbps, 1), 9, true),
-                 plan_pad(fixed(b.busbw_gbps, 1), 12, true),
-                 plan_pad(detail::plan_speedup_text(c.speedup()), 10, true), "   ",
-                 plan_pad(spine(a), 16), spine(b), c.hosts_per_group < 2 ? "  (NVLink)" : "", "\n");
+      str_append(out, "   ", padded(str_cat(c.label(), " ", format_bytes(c.bytes)), 21),
+                 padded(fixed(a.busbw_gbps, 1), 9, Align::kRight),
+                 padded(fixed(b.busbw_gbps, 1), 12, Align::kRight),
+                 padded(detail::plan_speedup_text(c.speedup()), 10, Align::kRight), "   ",
+                 padded(spine(a), 16), spine(b), c.hosts_per_group < 2 ? "  (NVLink)" : "", "\n");
     }
     str_append(out, "   cc: ", detail::plan_cc_line(jr), "\n");
   }
@@ -310,7 +302,6 @@ RAILYARD_LAZY
 RAILYARD_LAZY
 [[nodiscard]] std::string plan_json(const topology::ClusterDescriptor<>& d, const pipeline::PlanResult& r,
                                     uint64_t seed = 1, int indent = 2) {
-  using detail::simulate_round;
   JsonWriter w(indent);
   w.begin_object();
   w.key("cluster").value(r.cluster);
@@ -328,7 +319,7 @@ RAILYARD_LAZY
   w.key("finished").value(bg.finished);
   w.key("queued").value(bg.queued);
   w.key("rejected").value(bg.rejected);
-  w.key("end_s").value(simulate_round(bg.end_s, 3));
+  w.key("end_s").value(rounded(bg.end_s, 3));
   w.key("jobs").begin_array();
   for (const placement::Allocation& a : bg.jobs) {
     w.begin_object();
@@ -360,15 +351,15 @@ RAILYARD_LAZY
 
   auto report = [&](const sim::CollectiveReport& x) {
     w.begin_object();
-    w.key("time_us").value(simulate_round(x.time_us, 3));
-    w.key("algbw_gbps").value(simulate_round(x.algbw_gbps, 3));
-    w.key("busbw_gbps").value(simulate_round(x.busbw_gbps, 3));
-    w.key("lower_bound_us").value(simulate_round(x.lower_bound_us, 3));
-    w.key("max_link_utilization").value(simulate_round(x.max_link_utilization, 6));
+    w.key("time_us").value(rounded(x.time_us, 3));
+    w.key("algbw_gbps").value(rounded(x.algbw_gbps, 3));
+    w.key("busbw_gbps").value(rounded(x.busbw_gbps, 3));
+    w.key("lower_bound_us").value(rounded(x.lower_bound_us, 3));
+    w.key("max_link_utilization").value(rounded(x.max_link_utilization, 6));
     w.key("leaf_spine_bytes")
         .value(std::round(detail::plan_tier_bytes(x, topology::LinkTier::kLeafSpine)));
     w.key("leaf_spine_max_utilization")
-        .value(simulate_round(detail::plan_tier_peak(x, topology::LinkTier::kLeafSpine), 6));
+        .value(rounded(detail::plan_tier_peak(x, topology::LinkTier::kLeafSpine), 6));
     w.key("spine_core_bytes")
         .value(std::round(detail::plan_tier_bytes(x, topology::LinkTier::kSpineCore)));
     w.end_object();
@@ -421,7 +412,7 @@ RAILYARD_LAZY
       }
       w.key("speedup");
       if (std::isfinite(c.speedup()))
-        w.value(simulate_round(c.speedup(), 3));
+        w.value(rounded(c.speedup(), 3));
       else
         w.null();
       w.end_object();
@@ -439,13 +430,13 @@ RAILYARD_LAZY
         w.key("tier").value(e.tier);
         w.key("kmin_bytes").value(std::round(e.kmin_bytes));
         w.key("kmax_bytes").value(std::round(e.kmax_bytes));
-        w.key("pmax").value(simulate_round(e.pmax, 6));
+        w.key("pmax").value(rounded(e.pmax, 6));
         w.end_object();
       }
       w.end_array();
       w.key("pfc_headroom_bytes").value(std::round(p.pfc_headroom_bytes));
       w.key("dcqcn").begin_object();
-      for (const cc::Value& v : p.dcqcn_settings) w.key(v.name).value(simulate_round(v.value, 6));
+      for (const cc::Value& v : p.dcqcn_settings) w.key(v.name).value(rounded(v.value, 6));
       w.end_object();
       w.key("nccl_env").begin_array();
       for (const cc::EnvVar& v : p.nccl_env) {
@@ -536,12 +527,12 @@ RAILYARD_LAZY
   w.key("placed_jobs").value(r.placed_jobs());
   w.key("unplaced_jobs").value(static_cast<int64_t>(r.jobs.size()) - r.placed_jobs());
   w.key("time_us").begin_object();
-  w.key("naive").value(simulate_round(tn, 3));
-  w.key("railyard").value(simulate_round(tr, 3));
+  w.key("naive").value(rounded(tn, 3));
+  w.key("railyard").value(rounded(tr, 3));
   w.end_object();
   w.key("speedup");
   if (tr > 0)
-    w.value(simulate_round(tn / tr, 3));
+    w.value(rounded(tn / tr, 3));
   else
     w.null();
   w.key("leaf_spine_bytes").begin_object();

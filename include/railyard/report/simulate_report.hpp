@@ -34,6 +34,7 @@
 #include "railyard/core/strings.hpp"
 #include "railyard/core/units.hpp"
 #include "railyard/report/heatmap_svg.hpp"
+#include "railyard/report/format.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -42,21 +43,6 @@
 namespace railyard::report {
 
 namespace detail {
-
-// `x` rounded to `decimals` places (non-finite values unchanged).
-RAILYARD_LAZY
-double simulate_round(double x, int decimals) {
-  if (!std::isfinite(x)) return x;
-  const double scale = std::pow(10.0, decimals);
-  return std::round(x * scale) / scale;
-}
-
-RAILYARD_LAZY
-std::string simulate_pad(std::string s, size_t width, bool right = false) {
-  if (s.size() >= width) return s;
-  const std::string fill(width - s.size(), ' ');
-  return right ? fill + s : s + fill;
-}
 
 RAILYARD_LAZY
 std::string_view simulate_tier_name(topology::LinkTier t) {
@@ -95,7 +81,6 @@ RAILYARD_LAZY
 RAILYARD_LAZY
 [[nodiscard]] std::string simulate_json(const topology::Fabric& f,
                                                const sim::CollectiveReport& r, int indent = 2) {
-  using detail::simulate_round;
   JsonWriter w(indent);
   w.begin_object();
   w.key("collective").value(collective::collective_name(r.kind));
@@ -109,15 +94,15 @@ RAILYARD_LAZY
   w.key("steps").value(r.steps);
   w.key("segments").value(r.segments);
   w.key("flows").value(r.flows);
-  w.key("time_us").value(simulate_round(r.time_us, 3));
-  w.key("analytic_us").value(simulate_round(r.analytic_us, 3));
-  w.key("latency_us").value(simulate_round(r.latency_us, 3));
-  w.key("algbw_gbps").value(simulate_round(r.algbw_gbps, 3));
-  w.key("busbw_gbps").value(simulate_round(r.busbw_gbps, 3));
-  w.key("lower_bound_us").value(simulate_round(r.lower_bound_us, 3));
+  w.key("time_us").value(rounded(r.time_us, 3));
+  w.key("analytic_us").value(rounded(r.analytic_us, 3));
+  w.key("latency_us").value(rounded(r.latency_us, 3));
+  w.key("algbw_gbps").value(rounded(r.algbw_gbps, 3));
+  w.key("busbw_gbps").value(rounded(r.busbw_gbps, 3));
+  w.key("lower_bound_us").value(rounded(r.lower_bound_us, 3));
   w.key("lower_bound_reason").value(r.lower_bound_reason);
-  w.key("efficiency").value(simulate_round(simulate_efficiency(r), 6));
-  w.key("max_link_utilization").value(simulate_round(r.max_link_utilization, 6));
+  w.key("efficiency").value(rounded(simulate_efficiency(r), 6));
+  w.key("max_link_utilization").value(rounded(r.max_link_utilization, 6));
   w.key("max_link");
   if (r.max_link.valid()) {
     w.begin_object();
@@ -134,9 +119,9 @@ RAILYARD_LAZY
     w.key("tier").value(detail::simulate_tier_name(t.tier));
     w.key("links").value(t.links);
     w.key("links_used").value(t.links_used);
-    w.key("max_utilization").value(simulate_round(t.max_utilization, 6));
-    w.key("mean_utilization").value(simulate_round(t.mean_utilization, 6));
-    w.key("bytes").value(simulate_round(t.bytes, 0));
+    w.key("max_utilization").value(rounded(t.max_utilization, 6));
+    w.key("mean_utilization").value(rounded(t.mean_utilization, 6));
+    w.key("bytes").value(rounded(t.bytes, 0));
     w.end_object();
   }
   w.end_array();
@@ -177,14 +162,13 @@ RAILYARD_LAZY
   else
     out += "hottest     - (no link carried bytes)\n";
 
-  using detail::simulate_pad;
-  str_append(out, "\n", simulate_pad("tier", 12), simulate_pad("links used", 18, true),
-             simulate_pad("max %", 8, true), simulate_pad("mean %", 8, true), "\n");
+  str_append(out, "\n", padded("tier", 12), padded("links used", 18, Align::kRight),
+             padded("max %", 8, Align::kRight), padded("mean %", 8, Align::kRight), "\n");
   for (const sim::TierUtilization& t : r.tiers)
-    str_append(out, simulate_pad(std::string(detail::simulate_tier_name(t.tier)), 12),
-               simulate_pad(str_cat(t.links_used, " / ", t.links), 18, true),
-               simulate_pad(fixed(100 * t.max_utilization, 1), 8, true),
-               simulate_pad(fixed(100 * t.mean_utilization, 1), 8, true), "\n");
+    str_append(out, padded(std::string(detail::simulate_tier_name(t.tier)), 12),
+               padded(str_cat(t.links_used, " / ", t.links), 18, Align::kRight),
+               padded(fixed(100 * t.max_utilization, 1), 8, Align::kRight),
+               padded(fixed(100 * t.mean_utilization, 1), 8, Align::kRight), "\n");
   return out;
 }
 
