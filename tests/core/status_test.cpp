@@ -1,8 +1,13 @@
+// core/status.hpp with Abseil (the library's normal build); the cases shared
+// with the standalone build are in status_cases.hpp.
 #include "railyard/core/status.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
+
+#include "absl/status/statusor.h"
+#include "status_cases.hpp"
 
 TEST_CASE("error_problem: the problem without the field=value invalid_field put first") {
   const railyard::Status s = railyard::invalid_field("count", "0", "must be positive");
@@ -18,4 +23,17 @@ TEST_CASE("error_problem: the problem without the field=value invalid_field put 
       railyard::with_field(railyard::invalid_argument_error("host 3 is busy"), "hosts", "3");
   CHECK(railyard::error_problem(w) == "host 3 is busy");
   CHECK(railyard::error_problem(railyard::ok_status()).empty());
+}
+
+TEST_CASE("status: railyard::StatusOr converts to absl::StatusOr with value, code and field") {
+  static_assert(std::is_same_v<railyard::Status, absl::Status>);
+  const absl::StatusOr<int> good = railyard_status_cases::parse_count(3);
+  REQUIRE(good.ok());
+  CHECK(*good == 3);
+  const absl::StatusOr<int> bad = railyard_status_cases::parse_count(0);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(railyard::has_field(bad.status(), "count"));
+  // The field is an Abseil payload under railyard's URL, visible to any Abseil user.
+  CHECK(bad.status().GetPayload(std::string(railyard::kFieldPayloadUrl)).has_value());
 }
