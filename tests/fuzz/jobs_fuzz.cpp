@@ -484,6 +484,10 @@ void check_job_list(std::string_view text) {
     RAILYARD_FUZZ_CHECK(!plan_given || job.gpus == job.plan->world(), "gpus = the plan's world");
     RAILYARD_FUZZ_CHECK(!gpus || *gpus == job.gpus, "gpus agree with the plan");
     RAILYARD_FUZZ_CHECK(job.tenant == tenant, "the tenant as written, else the name");
+    for (char c : job.tenant)
+      RAILYARD_FUZZ_CHECK((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-',
+                          "tenant names are letters, digits, '.', '_' and '-'");
   }
   // Written back, the list reads the same.
   std::string again_text;

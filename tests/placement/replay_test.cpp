@@ -235,6 +235,8 @@ TEST_CASE("replay: place_jobs errors name the job and the key") {
       {"a:gpus=12", "job 'a': gpus=12: not a multiple of gpus_per_host=8"},
       {"a:tp=16,dp=2", "job 'a': tp=16: larger than the 8-GPU NVLink domain"},
       {"x y:gpus=8", "job 'x y': name=x y: only letters"},
+      {"a:gpus=8,tenant=lab 2", "job 'a': tenant=lab 2: only letters, digits"},
+      {"a:gpus=8,tenant=t\r\n", "job 'a': tenant=t\r\n: only letters, digits"},
       {" ; ", "no jobs in the list"},
   };
   for (const Bad& b : bad) {

@@ -16,7 +16,7 @@
 //             a parallelism plan (placement/plan.hpp); its world is the job's size
 // A job gives gpus, a plan, or both (then they must agree). A job given as gpus
 // only runs TP across a host and DP across hosts when a plan is needed
-// (plan_or_default). Names are letters, digits, '.', '_' and '-' (they name files
+// (plan_or_default). Job and tenant names are letters, digits, '.', '_' and '-' (they name files
 // and appear in hostfiles); no name twice, no key twice in one job. Errors are
 // InvalidArgument, name the job and carry the key as the error field:
 // "job 'b': foo=1: unknown key (keys: gpus, tenant, tp, cp, ep, dp, pp, order,
@@ -139,6 +139,13 @@ RAILYARD_LAZY
         } else if (key == "tenant") {
           if (value.empty())
             return with_context(invalid_field("tenant", "", "tenant name is empty"), context);
+          // Tenants name partitions in reports, labels and files, as job names do.
+          if (!std::all_of(value.begin(), value.end(),
+                           [](char c) { return detail::job_name_char(c); }))
+            return with_context(
+                invalid_field("tenant", value,
+                              "only letters, digits, '.', '_' and '-' (as job names)"),
+                context);
           job.tenant = std::string(value);
         } else if (detail::is_plan_key(key)) {
           str_append(plan_text, plan_text.empty() ? "" : ",", key, "=", value);
