@@ -13,11 +13,14 @@ constexpr FlagUse kDescribeFlags[] = {{"cluster"},      {"json"},      {"topolog
 Outcome run_describe(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(Source src, load_source(inv));
   const bool json = inv.flags.boolean("json");
-  if (src.descriptor)
-    return Output(json ? report::inventory_json(*src.descriptor, 2)
-                       : report::inventory_text(*src.descriptor));
-  return Output(json ? report::fabric_inventory_json(*src.fabric, 2)
-                     : report::fabric_inventory_text(*src.fabric));
+  if (src.descriptor) {
+    const topology::Inventory counts = topology::inventory(*src.descriptor);
+    return Output(json ? report::inventory_json(*src.descriptor, counts, 2)
+                       : report::inventory_text(*src.descriptor, counts));
+  }
+  const topology::FabricInventory counts = topology::fabric_inventory(*src.fabric);
+  return Output(json ? report::fabric_inventory_json(counts, 2)
+                     : report::fabric_inventory_text(counts));
 }
 
 }  // namespace

@@ -12,8 +12,8 @@ Outcome run_order(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(inv.flags, d));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(inv.flags, job));
-  return Output(inv.flags.boolean("json") ? report::order_json(d, *chosen, job.naive)
-                                          : report::order_text(d, *chosen, job.naive));
+  const placement::OrderComparison both = placement::compare_orders(d, *chosen, job.naive);
+  return Output(inv.flags.boolean("json") ? report::order_json(both) : report::order_text(both));
 }
 
 }  // namespace

@@ -226,6 +226,24 @@ RAILYARD_LAZY
       [&](int64_t r) { return static_cast<int32_t>(r % g); });
 }
 
+// Two numberings of one job and the traffic each puts on every tier per step:
+// what `railyard order` reports (report/order_report.hpp renders it).
+struct OrderComparison {
+  JobPlacement ours;
+  JobPlacement naive;
+  TrafficReport ours_traffic;
+  TrafficReport naive_traffic;
+};
+
+RAILYARD_LAZY
+[[nodiscard]] OrderComparison compare_orders(const topology::ClusterDescriptor<>& d,
+                                             JobPlacement ours, JobPlacement naive) {
+  OrderComparison c{std::move(ours), std::move(naive), {}, {}};
+  c.ours_traffic = traffic(d, c.ours);
+  c.naive_traffic = traffic(d, c.naive);
+  return c;
+}
+
 // Checks a job against the cluster and its hosts: the plan fits the cluster
 // (fit.hpp: whole hosts, TP inside an NVLink domain), the plan's world equals the
 // GPUs of `hosts` (ids in range, none twice; empty `hosts` means the first

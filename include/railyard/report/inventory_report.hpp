@@ -2,8 +2,10 @@
 // (what `railyard describe` prints).
 //
 //   auto cluster = railyard::topology::make_cluster("h100-1024");
-//   std::string json = railyard::report::inventory_json(cluster->descriptor);
-//   std::string text = railyard::report::inventory_text(cluster->descriptor);
+//   auto inv = railyard::topology::inventory(cluster->descriptor);
+//   std::string json = railyard::report::inventory_json(cluster->descriptor, inv);
+//   std::string text = railyard::report::inventory_text(cluster->descriptor, inv);
+//   // an imported Fabric: fabric_inventory_text(topology::fabric_inventory(fabric))
 //
 // JSON keys (docs/cli.md#json-output): cluster, kind, hosts, gpus, nics,
 // nic_ports, rails, planes, sus, pods, nvlink_domains, switches.{leaf,spine,core,
@@ -21,15 +23,14 @@
 #include "railyard/report/json.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
-#include "railyard/topology/fabric.hpp"
 #include "railyard/topology/inventory.hpp"
 
 namespace railyard::report {
 
 RAILYARD_LAZY
-[[nodiscard]] std::string inventory_json(const topology::ClusterDescriptor<>& d, int indent = 2) {
+[[nodiscard]] std::string inventory_json(const topology::ClusterDescriptor<>& d,
+                                         const topology::Inventory& inv, int indent = 2) {
   using topology::SwitchTier;
-  const topology::Inventory inv = topology::inventory(d);
   JsonWriter w(indent);
   w.begin_object();
   w.key("cluster").value(topology::to_spec_string(d.spec()));
@@ -79,9 +80,9 @@ RAILYARD_LAZY
 }
 
 RAILYARD_LAZY
-[[nodiscard]] std::string inventory_text(const topology::ClusterDescriptor<>& d) {
+[[nodiscard]] std::string inventory_text(const topology::ClusterDescriptor<>& d,
+                                         const topology::Inventory& inv) {
   using topology::SwitchTier;
-  const topology::Inventory inv = topology::inventory(d);
   const topology::ClusterSpec& s = d.spec();
   const topology::ClosShape& c = d.shape();
   std::string out;
@@ -124,42 +125,13 @@ RAILYARD_LAZY
   return out;
 }
 
-// The inventory of an explicit Fabric, for clusters read from files (Slurm
-// topology.conf, CSV): hosts, switches and links per tier, and the bisection
-// bandwidth by max flow. JSON keys: hosts, switches.{leaf,spine,core,total},
-// links.{host_leaf,leaf_spine,spine_core}, bisection_gbps.
-struct FabricCounts {
-  int64_t hosts = 0;
-  std::array<int64_t, 3> switches{};  // leaf, spine, core
-  std::array<int64_t, 3> links{};     // host_leaf, leaf_spine, spine_core (cables)
-  double bisection_gbps = 0;
-};
-
+// The inventory of an explicit Fabric (topology::fabric_inventory), for clusters
+// read from files (Slurm topology.conf, CSV). JSON keys: hosts,
+// switches.{leaf,spine,core,total}, links.{host_leaf,leaf_spine,spine_core},
+// bisection_gbps.
 RAILYARD_LAZY
-[[nodiscard]] FabricCounts fabric_counts(const topology::Fabric& f) {
-  using topology::LinkTier;
-  using topology::NodeKind;
-  FabricCounts c;
-  for (int32_t v = 0; v < f.node_count(); ++v) {
-    const NodeKind k = f.kind(NodeId{v});
-    if (k == NodeKind::kNicPort) c.hosts = std::max<int64_t>(c.hosts, f.owner(NodeId{v}) + 1);
-    if (k == NodeKind::kLeaf) ++c.switches[0];
-    if (k == NodeKind::kSpine) ++c.switches[1];
-    if (k == NodeKind::kCore) ++c.switches[2];
-  }
-  for (int32_t l = 0; l < f.link_count(); l += 2) {
-    const LinkTier t = f.tier(LinkId{l});
-    if (t == LinkTier::kHostLeaf) ++c.links[0];
-    if (t == LinkTier::kLeafSpine) ++c.links[1];
-    if (t == LinkTier::kSpineCore) ++c.links[2];
-  }
-  c.bisection_gbps = topology::fabric_half_cut_gbps(f);
-  return c;
-}
-
-RAILYARD_LAZY
-[[nodiscard]] std::string fabric_inventory_json(const topology::Fabric& f, int indent = 2) {
-  const FabricCounts c = fabric_counts(f);
+[[nodiscard]] std::string fabric_inventory_json(const topology::FabricInventory& c,
+                                                int indent = 2) {
   JsonWriter w(indent);
   w.begin_object();
   w.key("hosts").value(c.hosts);
@@ -178,8 +150,7 @@ RAILYARD_LAZY
 }
 
 RAILYARD_LAZY
-[[nodiscard]] std::string fabric_inventory_text(const topology::Fabric& f) {
-  const FabricCounts c = fabric_counts(f);
+[[nodiscard]] std::string fabric_inventory_text(const topology::FabricInventory& c) {
   std::string out;
   str_append(out, "hosts     ", c.hosts, " (one NIC port each, as read from the file)\n");
   str_append(out, "switches  ", c.switches[0], " leaf, ", c.switches[1], " spine, ", c.switches[2],

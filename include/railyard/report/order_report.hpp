@@ -5,7 +5,8 @@
 //
 //   auto ours = railyard::placement::order_ranks(desc, plan, hosts);
 //   auto naive = railyard::placement::naive_order(desc, plan, hosts);
-//   std::string json = railyard::report::order_json(desc, *ours, *naive);
+//   auto both = railyard::placement::compare_orders(desc, *ours, *naive);
+//   std::string json = railyard::report::order_json(both);
 //
 // JSON keys: plan, order_string, hosts[] (launch order), ranks[] {rank, host,
 // gpu, tp, cp, ep, dp, pp}, and for "railyard" and "naive": bytes_per_step
@@ -23,7 +24,6 @@
 #include "railyard/core/units.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/placement/ordering.hpp"
-#include "railyard/topology/descriptor.hpp"
 
 namespace railyard::report {
 
@@ -61,9 +61,8 @@ std::string gib(double bytes) {
 }  // namespace detail
 
 RAILYARD_LAZY
-[[nodiscard]] std::string order_json(const topology::ClusterDescriptor<>& d,
-                                     const placement::JobPlacement& ours,
-                                     const placement::JobPlacement& naive, int indent = 2) {
+[[nodiscard]] std::string order_json(const placement::OrderComparison& c, int indent = 2) {
+  const placement::JobPlacement& ours = c.ours;
   JsonWriter w(indent);
   w.begin_object();
   w.key("plan").value(ours.plan.to_string());
@@ -85,19 +84,19 @@ RAILYARD_LAZY
   }
   w.end_array();
   w.key("railyard");
-  detail::write_traffic(w, placement::traffic(d, ours));
+  detail::write_traffic(w, c.ours_traffic);
   w.key("naive");
-  detail::write_traffic(w, placement::traffic(d, naive));
+  detail::write_traffic(w, c.naive_traffic);
   w.end_object();
   return std::move(w).line();
 }
 
 RAILYARD_LAZY
-[[nodiscard]] std::string order_text(const topology::ClusterDescriptor<>& d,
-                                     const placement::JobPlacement& ours,
-                                     const placement::JobPlacement& naive) {
-  const placement::TrafficReport t = placement::traffic(d, ours);
-  const placement::TrafficReport n = placement::traffic(d, naive);
+[[nodiscard]] std::string order_text(const placement::OrderComparison& c) {
+  const placement::JobPlacement& ours = c.ours;
+  const placement::JobPlacement& naive = c.naive;
+  const placement::TrafficReport& t = c.ours_traffic;
+  const placement::TrafficReport& n = c.naive_traffic;
   std::string out;
   str_append(out, "job       ", ours.plan.world(), " ranks on ", ours.hosts.size(), " hosts (",
              format_host_list(ours.hosts), ")\n");

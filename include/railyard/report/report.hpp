@@ -4,7 +4,7 @@
 // writer and its pictures (link-utilization heat maps, DCQCN traces).
 //
 //   #include "railyard/report/report.hpp"
-//   std::string json = railyard::report::inventory_json(descriptor);
+//   std::string json = railyard::report::inventory_json(descriptor, topology::inventory(descriptor));
 #pragma once
 
 #include "railyard/report/cc_report.hpp"

@@ -231,4 +231,35 @@ RAILYARD_LAZY
   return net.max_flow(source, sink);
 }
 
+// The inventory of an explicit Fabric, for clusters read from files (Slurm
+// topology.conf, CSV), which have no descriptor: hosts (owners of NIC ports),
+// switches and cables per tier, and the bisection bandwidth by max flow
+// (fabric_half_cut_gbps).
+struct FabricInventory {
+  int64_t hosts = 0;
+  std::array<int64_t, 3> switches{};  // leaf, spine, core
+  std::array<int64_t, 3> links{};     // host_leaf, leaf_spine, spine_core (cables)
+  double bisection_gbps = 0;
+};
+
+RAILYARD_LAZY
+[[nodiscard]] FabricInventory fabric_inventory(const Fabric& f) {
+  FabricInventory c;
+  for (int32_t v = 0; v < f.node_count(); ++v) {
+    const NodeKind k = f.kind(NodeId{v});
+    if (k == NodeKind::kNicPort) c.hosts = std::max<int64_t>(c.hosts, f.owner(NodeId{v}) + 1);
+    if (k == NodeKind::kLeaf) ++c.switches[0];
+    if (k == NodeKind::kSpine) ++c.switches[1];
+    if (k == NodeKind::kCore) ++c.switches[2];
+  }
+  for (int32_t l = 0; l < f.link_count(); l += 2) {  // links are directed: 2 per cable
+    const LinkTier t = f.tier(LinkId{l});
+    if (t == LinkTier::kHostLeaf) ++c.links[0];
+    if (t == LinkTier::kLeafSpine) ++c.links[1];
+    if (t == LinkTier::kSpineCore) ++c.links[2];
+  }
+  c.bisection_gbps = fabric_half_cut_gbps(f);
+  return c;
+}
+
 }  // namespace railyard::topology
