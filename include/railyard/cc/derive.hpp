@@ -162,10 +162,30 @@ struct DcqcnParams {
   double min_dec_factor = 0;      // rpg_min_dec_fac (fraction): largest cut per CNP
   double min_rate_mbps = 0;       // rpg_min_rate
   double initial_alpha = 0;       // initial_alpha_value / 1023
+  // Target-rate clamping on a cut (ConnectX: clamp_tgt_rate = 0,
+  // clamp_tgt_rate_after_time_inc = 1): with clamp_tgt_rate the target rate
+  // becomes the current rate on every cut (the paper's rule); otherwise only on
+  // the first cut after an increase event when clamp_tgt_rate_after_time_inc.
+  bool clamp_tgt_rate = false;                // rp_clamp_tgt_rate
+  bool clamp_tgt_rate_after_time_inc = true;  // rp_clamp_tgt_rate_ati
+  double rate_on_first_cnp_mbps = 0;          // rate_to_set_on_first_cnp (0: keep the rate)
   // Notification point (receiver NIC).
   double min_time_between_cnps_us = 0;
   int32_t cnp_dscp = 0;
   int32_t cnp_prio = 0;
+};
+
+// Priority flow control on the lossless class, per ingress port: the switch
+// sends XOFF when the port's bytes of this priority exceed the dynamic threshold
+// alpha x (free shared buffer), XON when they fall xon_offset below it; the
+// headroom absorbs what is in flight after XOFF.
+struct PfcSettings {
+  int32_t priority = 3;            // 802.1p priority of RoCE data (DSCP 26)
+  double headroom_bytes = 0;       // per ingress port and lossless priority
+  double xon_offset_bytes = 0;     // hysteresis between XOFF and XON
+  double dynamic_alpha = 1;        // ingress dynamic-threshold alpha
+  double shared_buffer_bytes = 0;  // the switch's shared buffer the threshold divides
+  std::string reason;
 };
 
 struct CcPlan {
@@ -179,6 +199,7 @@ struct CcPlan {
   std::string buffer_reason;
   double pfc_headroom_bytes = 0;
   std::string pfc_reason;
+  PfcSettings pfc;
   DcqcnParams dcqcn;
   std::vector<Value> dcqcn_settings;  // ConnectX names with values and reasons
   std::vector<Value> hpcc;
@@ -320,6 +341,8 @@ RAILYARD_LAZY
   if (in.buffer_bytes_per_port > kMaxBufferBytesPerPort)
     return invalid_field("buffer_bytes", str_cat(in.buffer_bytes_per_port),
                          "more than 10^12 bytes per port is not a switch buffer");
+  if (!(in.dt_alpha > 0 && in.dt_alpha <= 64))
+    return invalid_field("dt_alpha", str_cat(in.dt_alpha), "must be in (0, 64]");
   if (in.qps_per_nic < 0)
     return invalid_field("qps_per_nic", str_cat(in.qps_per_nic), "must be >= 0");
   if (!(in.message_bytes >= 0) || !std::isfinite(in.message_bytes))
@@ -380,6 +403,16 @@ RAILYARD_LAZY
                                  "threshold alpha=",
                                  in.dt_alpha, " (assumption: set --buffer-mb to your switch)");
   }
+  plan.pfc.headroom_bytes = plan.pfc_headroom_bytes;
+  plan.pfc.xon_offset_bytes = 2 * in.switch_mtu_bytes;
+  plan.pfc.dynamic_alpha = in.dt_alpha;
+  plan.pfc.shared_buffer_bytes =
+      plan.buffer_bytes_per_port * (1 + in.dt_alpha) / in.dt_alpha;
+  plan.pfc.reason = str_cat(
+      "lossless priority 3; XOFF when an ingress port holds more than alpha=", in.dt_alpha,
+      " x the free shared buffer, XON ", std::llround(plan.pfc.xon_offset_bytes),
+      " B (2 switch MTUs) below; headroom ", std::llround(plan.pfc.headroom_bytes),
+      " B per port absorbs what is in flight after XOFF");
   if (plan.buffer_bytes_per_port < longest.bdp_bytes)
     return invalid_field("buffer_bytes", str_cat(std::llround(plan.buffer_bytes_per_port)),
                          str_cat("smaller than one BDP (", std::llround(longest.bdp_bytes),
