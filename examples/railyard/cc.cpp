@@ -7,6 +7,7 @@
 #include "inputs.hpp"
 #include "railyard/cc/derive.hpp"
 #include "railyard/cc/incast.hpp"
+#include "railyard/cc/recommend.hpp"
 #include "railyard/cc/validate.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/units.hpp"
@@ -59,7 +60,7 @@ Status check_cc_dependencies(const Invocation& inv) {
                   "needs --collective (without it the incast is the job's whole training step)"));
   for (std::string_view flag : {"start-rate", "svg"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.boolean("simulate"),
-                                       "needs --simulate (the fluid model's run)"));
+                                       "needs --simulate (the NIC model's search)"));
   return ok_status();
 }
 
@@ -148,6 +149,7 @@ Outcome run_cc(const Invocation& inv) {
     auto checked = cc::validate_cc(*plan, given_start.value_or(rate.fraction));
     if (!checked.ok()) return routed_error(flags, kCcRoutes, checked.status(), "--simulate");
     fluid = *std::move(checked);
+    cc::apply_recommendation(*plan, fluid->search);
     if (flags.given("svg")) {
       RAILYARD_ASSIGN_OR_RETURN(const std::string svg, report::cc_fluid_svg(*fluid));
       RAILYARD_RETURN_IF_ERROR(write_flag_file(flags, "svg", svg));

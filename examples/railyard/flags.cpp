@@ -191,7 +191,7 @@ constexpr std::array<FlagSpec, 42> kFlagTable = {{
      "--channels 4"},
     {"svg", K::kText, "FILE", "",
      "simulate: also write a heat map of link utilization to this SVG file; cc --simulate: the "
-     "fluid model's queue and rate traces (derived settings).",
+     "paper fluid model's queue and rate traces (derived settings).",
      "--svg out.svg"},
     {"incast", K::kInt, "N", "",
      "cc: line-rate senders into one switch port at once, 1..65536; default: derived from --job "
@@ -207,8 +207,10 @@ constexpr std::array<FlagSpec, 42> kFlagTable = {{
      "2^50; default NCCL's 4 MiB buffer; same units as --bytes.",
      "--message-bytes 1MiB"},
     {"simulate", K::kBool, "", "false",
-     "cc: run the DCQCN fluid model on the derived settings and on the vendor defaults (incast "
-     "senders into one port, 20 ms) and report queue, utilization, settling.",
+     "cc: search congestion-control settings on the NIC and switch model (ConnectX DCQCN, RED "
+     "ECN, PFC) over four scenarios (burst, the job's start rate, two-flow fairness, two "
+     "tenants; 5 ms each), recommend the vendor defaults unless a candidate is no worse on every "
+     "metric, show the paper's fluid model beside it and the verdict's sensitivity.",
      "railyard cc --incast 8 --simulate"},
     {"start-rate", K::kText, "FRACTION", "",
      "cc --simulate: the senders' starting rate as a fraction of line rate, (0, 1], a decimal or "

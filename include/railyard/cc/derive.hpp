@@ -73,6 +73,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/status.hpp"
@@ -169,6 +170,7 @@ struct DcqcnParams {
   bool clamp_tgt_rate = false;                // rp_clamp_tgt_rate
   bool clamp_tgt_rate_after_time_inc = true;  // rp_clamp_tgt_rate_ati
   double rate_on_first_cnp_mbps = 0;          // rate_to_set_on_first_cnp (0: keep the rate)
+  int32_t rate_reduce_gd = 11;                // rpg_gd: a cut is α·1024/2^gd (11: α/2)
   // Notification point (receiver NIC).
   double min_time_between_cnps_us = 0;
   int32_t cnp_dscp = 0;
@@ -185,6 +187,8 @@ struct PfcSettings {
   double xon_offset_bytes = 0;     // hysteresis between XOFF and XON
   double dynamic_alpha = 1;        // ingress dynamic-threshold alpha
   double shared_buffer_bytes = 0;  // the switch's shared buffer the threshold divides
+  double pause_delay_us = 0;       // XOFF leaves the switch -> the upstream port stops
+  double last_hop_us = 0;          // the cable: what is on it still arrives
   std::string reason;
 };
 
@@ -200,8 +204,15 @@ struct CcPlan {
   double pfc_headroom_bytes = 0;
   std::string pfc_reason;
   PfcSettings pfc;
+  // The recommendation: what to configure (ConnectX defaults unless
+  // cc/recommend.hpp's search found settings no worse on every metric).
   DcqcnParams dcqcn;
   std::vector<Value> dcqcn_settings;  // ConnectX names with values and reasons
+  // The candidates derived by rule from the fabric (ECN per tier, DCQCN), which
+  // the search evaluates against the defaults.
+  std::vector<EcnTier> derived_ecn;
+  DcqcnParams derived_dcqcn;
+  std::string recommendation = "vendor defaults (not simulated: railyard cc --simulate searches)";
   std::vector<Value> hpcc;
   std::vector<Value> nscc;
   std::vector<EnvVar> nccl_env;
@@ -324,6 +335,42 @@ std::string num(double v) {
 
 }  // namespace detail
 
+// The DCQCN settings under the names of the mlx5 driver's cc_params
+// (debugfs; the same names without rp_/np_ in mlxconfig and sysfs), each with
+// `why` as its reason.
+RAILYARD_LAZY
+[[nodiscard]] std::vector<Value> dcqcn_settings(const DcqcnParams& q, std::string_view why) {
+  const std::string w(why);
+  return {
+      {"rp_rate_reduce_monitor_period", q.decrease_period_us, "us",
+       w + ": at most one cut per period, at its end, if a CNP arrived in it"},
+      {"rp_time_reset", q.increase_timer_us, "us", w + ": increase timer"},
+      {"rp_byte_reset", q.byte_counter_bytes, "bytes", w + ": increase every this many bytes sent"},
+      {"rp_threshold", static_cast<double>(q.fast_recovery), "stages",
+       w + ": fast-recovery stages of each counter before additive/hyper increase"},
+      {"rp_ai_rate", q.ai_mbps, "Mb/s", w + ": additive increase step"},
+      {"rp_hai_rate", q.hai_mbps, "Mb/s", w + ": hyper increase step"},
+      {"rp_dce_tcp_g", std::round(1024 * (1 - q.g)), "1/1024",
+       w + str_cat(": alpha gain g = ", detail::num(q.g), " (reading: weight of the old alpha)")},
+      {"rp_dce_tcp_rtt", q.alpha_period_us, "us", w + ": alpha update period"},
+      {"rp_initial_alpha_value", std::round(1024 * q.initial_alpha), "1/1024",
+       w + ": alpha of a flow's first cut"},
+      {"rp_gd", static_cast<double>(q.rate_reduce_gd), "log2",
+       w + ": a cut is alpha x 1024 / 2^gd of the rate (11: alpha/2)"},
+      {"rp_min_dec_fac", q.min_dec_factor * 100, "%", w + ": a cut keeps at least this much of the rate"},
+      {"rp_min_rate", q.min_rate_mbps, "Mb/s", w + ": lowest rate"},
+      {"rp_rate_to_set_on_first_cnp", q.rate_on_first_cnp_mbps, "Mb/s",
+       w + ": 0 keeps the rate at the first CNP"},
+      {"rp_clamp_tgt_rate", q.clamp_tgt_rate ? 1.0 : 0.0, "bool",
+       w + ": 0 = the target rate follows the current rate only after an increase"},
+      {"rp_clamp_tgt_rate_ati", q.clamp_tgt_rate_after_time_inc ? 1.0 : 0.0, "bool",
+       w + ": 1 = a timer increase also counts"},
+      {"np_min_time_between_cnps", q.min_time_between_cnps_us, "us",
+       w + ": CNP pacing at the receiver (2 us on some firmware)"},
+      {"np_cnp_dscp", static_cast<double>(q.cnp_dscp), "", w + ": CNPs on their own class"},
+      {"np_cnp_prio", static_cast<double>(q.cnp_prio), "", w + ": 802.1p priority of CNPs"}};
+}
+
 // Derives the plan. Errors (InvalidArgument naming the value): incast < 1 or
 // absurd, a buffer smaller than one BDP, an MTU outside [256, 9000], a link speed
 // without a PFC bound, qps_per_nic < 0.
@@ -406,6 +453,8 @@ RAILYARD_LAZY
   plan.pfc.headroom_bytes = plan.pfc_headroom_bytes;
   plan.pfc.xon_offset_bytes = 2 * in.switch_mtu_bytes;
   plan.pfc.dynamic_alpha = in.dt_alpha;
+  plan.pfc.last_hop_us = cable_ns_max / 1000.0;
+  plan.pfc.pause_delay_us = (cable_ns_max + pfc_ns.second + pfc_ns.first) / 1000.0;
   plan.pfc.shared_buffer_bytes =
       plan.buffer_bytes_per_port * (1 + in.dt_alpha) / in.dt_alpha;
   plan.pfc.reason = str_cat(
@@ -419,46 +468,22 @@ RAILYARD_LAZY
                                  " bytes at ", C, " Gb/s x ", longest.rtt_us, " us)"));
   const double usable = plan.buffer_bytes_per_port - plan.pfc_headroom_bytes;
 
-  // 3. DCQCN parameters.
-  const DcqcnParams v0 = connectx_default_dcqcn();
-  DcqcnParams q = v0;
+  // 3. DCQCN: the recommendation is the ConnectX defaults; the rule-derived
+  // set is a candidate that search_cc (cc/recommend.hpp) must show to be no
+  // worse on the NIC model before it replaces them.
+  const DcqcnParams v = connectx_default_dcqcn();
   const double n = in.incast;
-  q.decrease_period_us = std::max(v0.decrease_period_us, std::ceil(3 * longest.rtt_us));
+  DcqcnParams q = v;
+  q.decrease_period_us = std::max(v.decrease_period_us, std::ceil(3 * longest.rtt_us));
   q.increase_timer_us = 20;
   q.ai_mbps = n >= 32 ? 50 : 100;
   q.hai_mbps = 10 * q.ai_mbps;
-  plan.dcqcn = q;
-  const DcqcnParams v = connectx_default_dcqcn();
-  auto dcq = [&](std::string name, double value, std::string unit, std::string reason) {
-    plan.dcqcn_settings.push_back({std::move(name), value, std::move(unit), std::move(reason)});
-  };
-  dcq("rp_time_reset", q.increase_timer_us, "us",
-      str_cat("fastest of the 20-100 us a published 400G tuning used (default ",
-              v.increase_timer_us,
-              "): after an incast, recovery is timer-driven; the fluid model needs it to get "
-              "back to 95% within milliseconds"));
-  dcq("rp_ai_rate", q.ai_mbps, "Mb/s",
-      str_cat(in.incast >= 32 ? "50" : "100", " Mb/s for incast ", in.incast,
-              in.incast >= 32 ? " (>= 32: smaller steps keep 32+ flows from refilling the queue)"
-                              : " (< 32)",
-              "; default ", v.ai_mbps, " recovers too slowly in the fluid model"));
-  dcq("rp_hai_rate", q.hai_mbps, "Mb/s", "10 x rp_ai_rate, the default ratio (50/5)");
-  dcq("rp_byte_reset", q.byte_counter_bytes, "bytes", "ConnectX default");
-  dcq("rp_threshold", q.fast_recovery, "stages", "ConnectX default (fast-recovery stages)");
-  dcq("rp_dce_tcp_g", 1019, "1/1024", "ConnectX default: g = 5/1024 ~ 1/205");
-  dcq("rp_dce_tcp_rtt", q.alpha_period_us, "us", "ConnectX default alpha update period");
-  dcq("rp_rate_reduce_monitor_period", q.decrease_period_us, "us",
-      str_cat("3 x base RTT ", detail::num(longest.rtt_us),
-              " us (default 4): a cut shows at the queue one RTT later; cutting every 4 us "
-              "halves a line-rate incast several times before the first cut is seen"));
-  dcq("rp_min_dec_fac", q.min_dec_factor * 100, "%", "ConnectX default: at most halve per cut");
-  dcq("rp_initial_alpha_value", 1023, "1/1023", "ConnectX default: first cut is the largest");
-  dcq("rp_min_rate", q.min_rate_mbps, "Mb/s", "ConnectX default");
-  dcq("np_min_time_between_cnps", q.min_time_between_cnps_us, "us", "ConnectX default");
-  dcq("np_cnp_dscp", q.cnp_dscp, "", "ConnectX default: CNPs on their own strict-priority class");
-  dcq("np_cnp_prio", q.cnp_prio, "", "ConnectX default 802.1p priority for CNPs");
+  plan.derived_dcqcn = q;
+  plan.dcqcn = v;
+  plan.dcqcn_settings = dcqcn_settings(v, "ConnectX default");
 
-  // 4. ECN per egress tier.
+  // 4. ECN per egress tier: the recommendation is the switch vendor's default
+  // curve on every tier; the rule-derived curve per tier is a candidate.
   const int32_t flows = in.incast;
   const std::optional<double> p_eq = dcqcn_equilibrium_p(q, C, flows, plan.frame_bytes);
   const double p_star = p_eq.value_or(1.0);
@@ -468,32 +493,49 @@ RAILYARD_LAZY
       : flows <= 1 ? std::string("Pmax = 0.01 (floor): one line-rate sender needs no marking")
                    : str_cat("Pmax = 2 p* (p* = ", detail::num(p_star), " for ", flows,
                              " flows) so the queue settles mid-ramp");
-  auto add_tier = [&](std::string tier, const PathRtt& path) {
-    EcnTier e;
-    e.tier = std::move(tier);
+  auto fit = [&](EcnTier& e, const PathRtt& path) {
     e.rtt_us = path.rtt_us;
     e.bdp_bytes = path.bdp_bytes;
+    e.incast_burst_bytes = (n - 1) * path.bdp_bytes;
+    e.buffer_bytes = plan.buffer_bytes_per_port;
+    e.usable_bytes = usable;
+    e.fits = e.kmin_bytes + e.incast_burst_bytes <= usable;
+  };
+  auto add_tier = [&](std::string tier, const PathRtt& path) {
+    EcnTier e;
+    e.tier = tier;
     e.kmin_bytes =
         std::ceil(std::max(0.17 * path.bdp_bytes, 2 * plan.frame_bytes) / 1000.0) * 1000.0;
     e.kmax_bytes = std::ceil((e.kmin_bytes + 2 * path.bdp_bytes) / 1000.0) * 1000.0;
     e.equilibrium_p = p_star;
     e.pmax = std::clamp(2 * p_star, 0.01, 1.0);
-    e.incast_burst_bytes = (n - 1) * path.bdp_bytes;
-    e.buffer_bytes = plan.buffer_bytes_per_port;
-    e.usable_bytes = usable;
+    fit(e, path);
     std::string kmax_why = "Kmax = Kmin + 2 BDP";
     if (e.kmax_bytes > usable) {
       e.kmax_bytes = std::max(e.kmin_bytes + plan.frame_bytes, usable);
       kmax_why =
           str_cat("Kmax = the usable buffer ", detail::kb(usable), " (Kmin + 2 BDP does not fit)");
+      e.fits = e.kmin_bytes + e.incast_burst_bytes <= usable;
     }
-    e.fits = e.kmin_bytes + e.incast_burst_bytes <= usable;
     e.reason =
-        str_cat("Kmin = max(0.17 BDP, 2 frames), BDP ", detail::kb(path.bdp_bytes), " (", path.path,
-                " RTT ", detail::num(path.rtt_us), " us, the longest path through this tier); ",
-                kmax_why, "; ", pmax_why, "; burst (N-1) BDP = ", detail::kb(e.incast_burst_bytes),
+        str_cat("candidate: Kmin = max(0.17 BDP, 2 frames), BDP ", detail::kb(path.bdp_bytes), " (",
+                path.path, " RTT ", detail::num(path.rtt_us),
+                " us, the longest path through this tier); ", kmax_why, "; ", pmax_why,
+                "; burst (N-1) BDP = ", detail::kb(e.incast_burst_bytes),
                 e.fits ? " fits " : " does NOT fit ", detail::kb(usable), " usable");
-    plan.ecn.push_back(std::move(e));
+    plan.derived_ecn.push_back(e);
+    // The recommendation on this tier: the vendor curve.
+    const RedMarking vendor = vendor_default_red();
+    EcnTier r;
+    r.tier = std::move(tier);
+    r.kmin_bytes = vendor.kmin_bytes;
+    r.kmax_bytes = std::min(vendor.kmax_bytes, std::max(vendor.kmin_bytes + plan.frame_bytes, usable));
+    r.pmax = vendor.pmax;
+    fit(r, path);
+    r.reason = str_cat("NVIDIA switch default (Kmin 150 KB, Kmax 1,500 KB, 100 %); burst (N-1) BDP = ",
+                       detail::kb(r.incast_burst_bytes), r.fits ? " fits " : " does NOT fit ",
+                       detail::kb(usable), " usable");
+    plan.ecn.push_back(std::move(r));
   };
   add_tier("leaf->host", longest);
   if (has_spines) {

@@ -193,6 +193,173 @@ std::string cc_incast_text(const cc::CcPlan& plan, const CcReportContext& ctx) {
                  ctx.incast_source.empty() ? std::string() : str_cat(" (", ctx.incast_source, ")"));
 }
 
+// The NIC-model search, the paper's fluid model and the sensitivity of
+// cc::validate_cc, as text.
+RAILYARD_LAZY
+std::string cc_metric_cells_conv(const std::optional<double>& us) {
+  return us ? fixed(*us, 0) : std::string("never");
+}
+
+RAILYARD_LAZY
+void cc_validation_text(std::string& out, const cc::CcValidation& v) {
+  const cc::CcSearch& s = v.search;
+  str_append(out, "\nNIC model (DCQCN as ConnectX runs it, switch RED + PFC; ", v.senders,
+             " senders into one ", fixed(v.link_gbps, 0), " Gb/s port, base RTT ",
+             fixed(v.feedback_delay_us, 3), " us, ", fixed(v.duration_us / 1000, 0),
+             " ms per scenario; readings: ", cc::describe(s.readings), ")\n");
+  for (const cc::CcScenario& sc : s.scenarios)
+    str_append(out, "  scenario ", sc.name, ": ", sc.description, "\n");
+  CcTable t({{"profile", false},
+             {"scenario", false},
+             {"pauses", true},
+             {"paused us", true},
+             {"drops", true},
+             {"peak KB", true},
+             {"util", true},
+             {"steady q KB", true},
+             {"Jain", true},
+             {"converged us", true}});
+  auto rows = [&](const cc::CandidateScore& c, std::string label) {
+    for (size_t i = 0; i < s.scenarios.size(); ++i) {
+      const cc::IncastMetrics& m = c.metrics[i];
+      t.row({i == 0 ? label : std::string(), s.scenarios[i].name, str_cat(m.pauses),
+             fixed(m.paused_us_max, 0), str_cat(m.drops), fixed(m.peak_queue_bytes / 1e3, 0),
+             fixed(m.utilization, 3), fixed(m.steady_queue_bytes / 1e3, 0),
+             fixed(m.jain_fairness, 3), cc_metric_cells_conv(m.convergence_us)});
+    }
+  };
+  rows(s.candidates[0], "vendor");
+  rows(s.candidates[1], "derived");
+  if (s.recommended > 1) rows(s.candidates[s.recommended], s.candidates[s.recommended].candidate.name);
+  t.render(out, "  ");
+  for (size_t i = 0; i < s.candidates.size(); ++i) {
+    const cc::CandidateScore& c = s.candidates[i];
+    if (i == 0) continue;
+    str_append(out, "  ", c.candidate.name, ": ", c.candidate.description, " -> ",
+               c.dominates ? "beats the defaults"
+               : c.no_worse ? "no better than the defaults"
+                            : "worse than the defaults somewhere",
+               "\n");
+  }
+  str_append(out, "  recommendation: ", s.recommended == 0 ? std::string("vendor defaults") : s.candidates[s.recommended].candidate.name,
+             " (", s.reason, ")\n");
+
+  str_append(out, "\npaper fluid model (CoNEXT'16 equations: clamp on every cut, no hyper increase, no PFC; burst, ",
+             fixed(v.duration_us / 1000, 0), " ms)\n");
+  CcTable f({{"profile", false},
+             {"peak KB", true},
+             {"util", true},
+             {"steady util", true},
+             {"steady q KB", true},
+             {"Jain", true},
+             {"settled us", true},
+             {"under buffer", false}});
+  for (const cc::FluidSummary* x : {&v.fluid_vendor, &v.fluid_derived})
+    f.row({x->profile, fixed(x->peak_queue_bytes / 1e3, 0), fixed(x->utilization, 3),
+           fixed(x->steady_utilization, 3), fixed(x->steady_queue_bytes / 1e3, 0),
+           fixed(x->jain_fairness, 3), cc_metric_cells_conv(x->convergence_us),
+           x->under_buffer ? "yes" : "no"});
+  f.render(out, "  ");
+
+  if (!v.sensitivity.empty()) {
+    out += "\nsensitivity (the search again under each change)\n";
+    CcTable st({{"variant", false}, {"recommendation", false}, {"verdict", false}});
+    for (const cc::SensitivityRow& r : v.sensitivity)
+      st.row({r.variant, r.recommended_name == "vendor" ? std::string("vendor defaults") : r.recommended_name,
+              r.holds ? "holds" : "changes"});
+    st.render(out, "  ");
+  }
+  for (const std::string& w : v.warnings) str_append(out, "  ", w, "\n");
+}
+
+// The same as JSON (the "validation" key of cc_json).
+RAILYARD_LAZY
+void cc_validation_json(JsonWriter& w, const cc::CcValidation& v) {
+  auto metrics = [&](const cc::IncastMetrics& m) {
+    w.begin_object();
+    w.key("pauses").value(m.pauses);
+    w.key("paused_us_max").value(rounded(m.paused_us_max, 3));
+    w.key("drops").value(m.drops);
+    w.key("peak_queue_bytes").value(rounded(m.peak_queue_bytes, 0));
+    w.key("utilization").value(rounded(m.utilization, 4));
+    w.key("steady_utilization").value(rounded(m.steady_utilization, 4));
+    w.key("steady_queue_bytes").value(rounded(m.steady_queue_bytes, 0));
+    w.key("jain_fairness").value(rounded(m.jain_fairness, 4));
+    w.key("convergence_us");
+    if (m.convergence_us) {
+      w.value(rounded(*m.convergence_us, 1));
+    } else {
+      w.null();
+    }
+    w.end_object();
+  };
+  const cc::CcSearch& s = v.search;
+  w.key("validation").begin_object();
+  w.key("senders").value(v.senders);
+  w.key("start_fraction").value(rounded(v.start_fraction, 6));
+  w.key("base_rtt_us").value(rounded(v.feedback_delay_us, 3));
+  w.key("usable_buffer_bytes").value(rounded(v.buffer_bytes, 0));
+  w.key("duration_us").value(rounded(v.duration_us, 3));
+  w.key("readings").value(cc::describe(s.readings));
+  w.key("scenarios").begin_array();
+  for (const cc::CcScenario& sc : s.scenarios) {
+    w.begin_object();
+    w.key("name").value(sc.name);
+    w.key("description").value(sc.description);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("candidates").begin_array();
+  for (const cc::CandidateScore& c : s.candidates) {
+    w.begin_object();
+    w.key("name").value(c.candidate.name);
+    w.key("description").value(c.candidate.description);
+    w.key("kmin_bytes").value(rounded(c.candidate.red.kmin_bytes, 0));
+    w.key("kmax_bytes").value(rounded(c.candidate.red.kmax_bytes, 0));
+    w.key("pmax").value(cc_round_p(c.candidate.red.pmax));
+    w.key("no_worse").value(c.no_worse);
+    w.key("dominates").value(c.dominates);
+    w.key("metrics").begin_array();
+    for (const cc::IncastMetrics& m : c.metrics) metrics(m);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("recommended").value(s.candidates[s.recommended].candidate.name);
+  w.key("reason").value(s.reason);
+  w.key("fluid").begin_object();
+  for (const cc::FluidSummary* f : {&v.fluid_vendor, &v.fluid_derived}) {
+    w.key(f->profile).begin_object();
+    w.key("peak_queue_bytes").value(rounded(f->peak_queue_bytes, 0));
+    w.key("utilization").value(rounded(f->utilization, 4));
+    w.key("steady_utilization").value(rounded(f->steady_utilization, 4));
+    w.key("steady_queue_bytes").value(rounded(f->steady_queue_bytes, 0));
+    w.key("jain_fairness").value(rounded(f->jain_fairness, 4));
+    w.key("convergence_us");
+    if (f->convergence_us) {
+      w.value(rounded(*f->convergence_us, 1));
+    } else {
+      w.null();
+    }
+    w.key("under_buffer").value(f->under_buffer);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("sensitivity").begin_array();
+  for (const cc::SensitivityRow& r : v.sensitivity) {
+    w.begin_object();
+    w.key("variant").value(r.variant);
+    w.key("recommended").value(r.recommended_name);
+    w.key("holds").value(r.holds);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const std::string& x : v.warnings) w.value(x);
+  w.end_array();
+  w.end_object();
+}
+
 }  // namespace detail
 
 RAILYARD_LAZY
@@ -317,38 +484,7 @@ RAILYARD_LAZY
   for (const std::string& s : plan.warnings) w.value(s);
   for (const std::string& s : ctx.warnings) w.value(s);
   w.end_array();
-  if (fluid != nullptr) {
-    w.key("fluid").begin_object();
-    w.key("senders").value(fluid->senders);
-    w.key("start_fraction").value(rounded(fluid->start_fraction, 6));
-    w.key("feedback_delay_us").value(rounded(fluid->feedback_delay_us, 3));
-    w.key("buffer_bytes").value(rounded(fluid->buffer_bytes, 0));
-    w.key("duration_us").value(rounded(fluid->duration_us, 3));
-    w.key("derived_ok").value(fluid->derived_ok());
-    w.key("warnings").begin_array();
-    for (const std::string& s : fluid->warnings) w.value(s);
-    w.end_array();
-    for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor}) {
-      w.key(f->profile).begin_object();
-      w.key("kmin_bytes").value(rounded(f->red.kmin_bytes, 0));
-      w.key("kmax_bytes").value(rounded(f->red.kmax_bytes, 0));
-      w.key("pmax").value(cc_round_p(f->red.pmax));
-      w.key("peak_queue_bytes").value(rounded(f->peak_queue_bytes, 0));
-      w.key("utilization").value(rounded(f->utilization, 4));
-      w.key("steady_utilization").value(rounded(f->steady_utilization, 4));
-      w.key("steady_queue_bytes").value(rounded(f->steady_queue_bytes, 0));
-      w.key("marked_fraction").value(rounded(f->marked_fraction, 6));
-      w.key("convergence_us");
-      if (f->convergence_us) {
-        w.value(rounded(*f->convergence_us, 1));
-      } else {
-        w.null();
-      }
-      w.key("under_buffer").value(f->under_buffer);
-      w.end_object();
-    }
-    w.end_object();
-  }
+  if (fluid != nullptr) detail::cc_validation_json(w, *fluid);
   w.end_object();
   return std::move(w).line();
 }
@@ -437,39 +573,7 @@ RAILYARD_LAZY
     }
   }
 
-  if (fluid != nullptr) {
-    str_append(out, "\nfluid model (DCQCN, ", fluid->senders, " senders at ",
-               fixed(fluid->start_fraction * 100, 1), "% of line rate into one ",
-               fixed(fluid->buffer_bytes / 1e6, 1), " MB port, feedback ",
-               fixed(fluid->feedback_delay_us, 3), " us, ",
-               fixed(fluid->duration_us / 1000, 0), " ms)\n");
-    CcTable ft({{"profile", false},
-                {"Kmin KB", true},
-                {"Kmax KB", true},
-                {"Pmax", true},
-                {"peak KB", true},
-                {"util", true},
-                {"steady util", true},
-                {"steady q KB", true},
-                {"settled us", true},
-                {"under buffer", false}});
-    for (const cc::FluidSummary* f : {&fluid->derived, &fluid->vendor})
-      ft.row({f->profile, fixed(f->red.kmin_bytes / 1e3, 1),
-              fixed(f->red.kmax_bytes / 1e3, 1), fixed(f->red.pmax, 4),
-              fixed(f->peak_queue_bytes / 1e3, 1), fixed(f->utilization, 3),
-              fixed(f->steady_utilization, 3), fixed(f->steady_queue_bytes / 1e3, 1),
-              f->convergence_us ? fixed(*f->convergence_us, 1) : std::string("never"),
-              f->under_buffer ? "yes" : "no (PFC pauses)"});
-    ft.render(out, "  ");
-    str_append(out, "  verdict: ",
-               fluid->derived_ok()
-                   ? "derived settings keep the queue under the buffer and the steady utilization "
-                     ">= 95%"
-                   : "derived settings miss: steady utilization < 95% or the queue overflows "
-                     "the buffer",
-               "\n");
-    for (const std::string& w : fluid->warnings) str_append(out, "  ", w, "\n");
-  }
+  if (fluid != nullptr) detail::cc_validation_text(out, *fluid);
 
   if (!plan.warnings.empty() || !ctx.warnings.empty()) {
     out += "\nwarnings\n";
@@ -479,13 +583,13 @@ RAILYARD_LAZY
   return out;
 }
 
-// The fluid model's run of the derived settings (cc::validate_cc) as an SVG
-// plot of the queue and the senders' rates (report/trace_svg.hpp).
+// The paper fluid model's run of the derived settings (cc::validate_cc) as an
+// SVG plot of the queue and the senders' rates (report/trace_svg.hpp).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<std::string> cc_fluid_svg(const cc::CcValidation& v) {
-  return trace_svg(v.derived.result, v.derived.red, v.scenario,
+  return trace_svg(v.fluid_derived.result, v.fluid_derived.red, v.scenario,
                    str_cat("railyard cc: ", v.senders, " DCQCN senders into one ", v.link_gbps,
-                           " Gb/s port (derived settings)"));
+                           " Gb/s port (derived settings, the paper's fluid model)"));
 }
 
 }  // namespace railyard::report
