@@ -1,4 +1,5 @@
 // railyard cc — congestion-control settings derived from the fabric and the traffic.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "railyard/cc/validate.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/core/units.hpp"
+#include "railyard/export/cc_config.hpp"
 #include "railyard/placement/jobs.hpp"
 #include "railyard/report/cc_report.hpp"
 #include "railyard/topology/cluster.hpp"
@@ -36,6 +38,11 @@ constexpr FlagUse kCcFlags[] = {{"cluster"},
                                 {"start-rate"},
                                 {"svg"},
                                 {"json"},
+                                defaulted("format", "text"),
+                                {"cable-m"},
+                                {"mtu"},
+                                {"switch-mtu"},
+                                {"switch-ns"},
                                 refused("topology-conf", kCcNeedsSpec),
                                 refused("topology-csv", kCcNeedsSpec)};
 
@@ -46,11 +53,35 @@ constexpr FieldRoute kCcRoutes[] = {{"incast", {"incast", "collective", "job"}},
                                     {"buffer_bytes", {"buffer-mb", "cluster"}},
                                     {"message_bytes", {"message-bytes"}},
                                     {"nic_gbps", {"cluster"}},
+                                    {"mtu_bytes", {"mtu"}},
+                                    {"switch_mtu_bytes", {"switch-mtu"}},
+                                    {"switch_ns", {"switch-ns"}},
+                                    {"cable_m", {"cable-m"}},
                                     {"start_fraction", {"start-rate"}}};
 
+// What --format (or --json) asks for.
+constexpr std::string_view kCcFormats[] = {"text", "json", "nvue", "sonic", "connectx", "nccl-env"};
+
+StatusOr<std::string_view> cc_format(const Flags& flags) {
+  const std::string_view format = flags.text("format");
+  if (std::find(std::begin(kCcFormats), std::end(kCcFormats), format) == std::end(kCcFormats))
+    return usage_error(str_cat(shown(flags, "format"),
+                               ": unknown format (one of text, json, nvue, sonic, connectx, "
+                               "nccl-env)"));
+  if (flags.boolean("json")) {
+    if (flags.given("format") && format != "json")
+      return usage_error(str_cat("cc: --json conflicts with ", shown(flags, "format"),
+                                 " (--json is --format json)"));
+    return std::string_view("json");
+  }
+  return format;
+}
+
 // Flags that need another one.
-Status check_cc_dependencies(const Invocation& inv) {
+Status check_cc_dependencies(const Invocation& inv, std::string_view format) {
   const Flags& flags = inv.flags;
+  RAILYARD_RETURN_IF_ERROR(only_with(inv, "simulate", format == "text" || format == "json",
+                                     "applies only to --format text or json (the report)"));
   for (std::string_view flag : {"hosts", "collective", "algorithm", "group"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.given("job"),
                                        "needs --job (e.g. --job tp=8,dp=16 --hosts 0-15)"));
@@ -81,9 +112,24 @@ StatusOr<cc::Incast> derived_incast(const Flags& flags, const topology::ClusterD
 
 Outcome run_cc(const Invocation& inv) {
   const Flags& flags = inv.flags;
-  RAILYARD_RETURN_IF_ERROR(check_cc_dependencies(inv));
+  RAILYARD_ASSIGN_OR_RETURN(const std::string_view format, cc_format(flags));
+  RAILYARD_RETURN_IF_ERROR(check_cc_dependencies(inv, format));
   cc::CcInputs in;
   if (flags.given("incast")) in.incast = flags.int32("incast");
+  if (flags.given("mtu")) {
+    const int32_t mtu = flags.int32("mtu");
+    if (std::find(cc::kRoceMtus.begin(), cc::kRoceMtus.end(), mtu) == cc::kRoceMtus.end())
+      return usage_error(str_cat(shown(flags, "mtu"),
+                                 ": must be one of 256, 512, 1024, 2048, 4096 (the RoCE MTUs)"));
+    in.mtu_bytes = mtu;
+  }
+  if (flags.given("switch-mtu")) in.switch_mtu_bytes = flags.int32("switch-mtu");
+  if (flags.given("switch-ns")) in.latency.switch_ns = flags.decimal("switch-ns");
+  if (flags.given("cable-m")) {
+    auto m = parse_decimal_in("cable_m", flags.text("cable-m"), 0, cc::kMaxCableM, "m");
+    if (!m.ok()) return flag_error(flags, "cable-m", m.status());
+    in.cable_m = *m;
+  }
   if (flags.given("buffer-mb")) {
     auto mb = parse_decimal_in("buffer_mb", flags.text("buffer-mb"), 0,
                                cc::kMaxBufferBytesPerPort / kBytesPerMB, "MB");
@@ -157,9 +203,14 @@ Outcome run_cc(const Invocation& inv) {
   }
 
   const cc::CcValidation* fluid_ptr = fluid ? &*fluid : nullptr;
-  return Output(flags.boolean("json") ? report::cc_json(*plan, in, ctx, 2, fluid_ptr)
-                                      : report::cc_text(*plan, in, ctx, fluid_ptr),
-                placed && !placed->unplaced.empty() ? Exit::kNotPlaced : Exit::kOk);
+  const Exit exit = placed && !placed->unplaced.empty() ? Exit::kNotPlaced : Exit::kOk;
+  if (format == "nvue") return Output(exports::nvue_commands(*plan), exit);
+  if (format == "sonic") return Output(exports::sonic_config(*plan), exit);
+  if (format == "connectx") return Output(exports::connectx_commands(*plan), exit);
+  if (format == "nccl-env") return Output(exports::nccl_env(*plan), exit);
+  return Output(format == "json" ? report::cc_json(*plan, in, ctx, 2, fluid_ptr)
+                                 : report::cc_text(*plan, in, ctx, fluid_ptr),
+                exit);
 }
 
 }  // namespace
@@ -168,7 +219,8 @@ const Subcommand kCc{
     "cc",
     "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
     "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
-    "[--start-rate F] [--svg FILE]] [--json]",
+    "[--start-rate F] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
+    "[--switch-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json]",
     "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate limits",
     "The incast (line-rate senders into one port) is --incast, else the job's: with --collective, "
     "that collective's in its groups (--group, else all ranks); without, the largest of the "

@@ -40,7 +40,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 42> kFlagTable = {{
+constexpr std::array<FlagSpec, 46> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -117,7 +117,10 @@ constexpr std::array<FlagSpec, 42> kFlagTable = {{
      "(topology.conf, topology/tree), slurm-block (topology.conf, topology/block), slurm-yaml "
      "(topology.yaml, Slurm 25.05+), k8s-labels (node labels and a Kueue Topology, YAML), "
      "k8s-label-script (kubectl label commands), csv (host,leaf,spine[,core]); for --job: "
-     "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron.",
+     "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron. cc: "
+     "what to print: text (default), json (as --json), nvue (Cumulus Linux nv set qos "
+     "commands), sonic (config_db JSON), connectx (mlnx_qos, cc_params, mlxconfig), nccl-env "
+     "(NCCL and UCX variables) (docs/cc-config.md).",
      "--format slurm-tree"},
     {"host", K::kInt, "H", "0", "export --format nccl-xml: the host whose topology file to write.",
      "--host 3"},
@@ -206,6 +209,20 @@ constexpr std::array<FlagSpec, 42> kFlagTable = {{
      "cc: bytes a connection moves per message (e.g. a ring chunk), for the QP count, 1 byte to "
      "2^50; default NCCL's 4 MiB buffer; same units as --bytes.",
      "--message-bytes 1MiB"},
+    {"cable-m", K::kText, "M", "",
+     "cc: every cable taken as M metres (give the longest run), for the RTTs and the PFC "
+     "headroom alike; more than 0, at most 100000; default: the cluster's lengths by tier.",
+     "--cable-m 100"},
+    {"mtu", K::kInt, "BYTES", "4096",
+     "cc: the RoCE MTU (payload bytes per packet): 256, 512, 1024, 2048 or 4096.",
+     "--mtu 2048"},
+    {"switch-mtu", K::kInt, "BYTES", "9216",
+     "cc: the switch ports' MTU, the largest frame in flight, counted twice in the PFC "
+     "headroom; at least the RoCE frame (MTU + 62), at most 16384.",
+     "--switch-mtu 4200"},
+    {"switch-ns", K::kDecimal, "NS", "600",
+     "cc: latency of one switch crossing in ns, 0..100000 (default 600, an assumption).",
+     "--switch-ns 800"},
     {"simulate", K::kBool, "", "false",
      "cc: search congestion-control settings on the NIC and switch model (ConnectX DCQCN, RED "
      "ECN, PFC) over four scenarios (burst, the job's start rate, two-flow fairness, two "

@@ -52,8 +52,21 @@ TEST_CASE("cc: RTT, BDP and ECN thresholds on h100-1024 match the hand computati
   const double bdp = 50.0 * 2 * 3683.16;  // 400 Gb/s = 50 bytes/ns
   CHECK(plan->paths[1].bdp_bytes == doctest::Approx(bdp));
   CHECK(plan->paths[0].rtt_us == doctest::Approx(2 * (0.300 + 0.600 + 1.000 + 0.08316)));
+  // The recommendation (without a search): the switch vendor's curve on every tier.
   REQUIRE(plan->ecn.size() == 3);  // leaf->host, leaf->spine, spine->leaf
   for (const auto& e : plan->ecn) {
+    CHECK(e.kmin_bytes == 150000);
+    CHECK(e.kmax_bytes == 1500000);
+    CHECK(e.pmax == 1.0);
+    CHECK(e.incast_burst_bytes == doctest::Approx(7 * bdp));
+  }
+  // The DCQCN recommendation without a search: the ConnectX defaults.
+  CHECK(plan->dcqcn.decrease_period_us == 4);
+  CHECK(plan->dcqcn.increase_timer_us == 300);
+  CHECK(plan->dcqcn.initial_alpha == doctest::Approx(1023.0 / 1024));
+  // The rule-derived candidate, tier by tier.
+  REQUIRE(plan->derived_ecn.size() == 3);
+  for (const auto& e : plan->derived_ecn) {
     CHECK(e.kmin_bytes == 63000);   // ceil(0.17 x 368,316 / 1000) KB
     CHECK(e.kmax_bytes == 800000);  // ceil((63,000 + 2 x 368,316) / 1000) KB
     CHECK(e.pmax == doctest::Approx(2 * e.equilibrium_p));
@@ -203,4 +216,65 @@ TEST_CASE("cc: same input, same plan") {
   CHECK(a->ecn.front().kmin_bytes == b->ecn.front().kmin_bytes);
   CHECK(a->nccl_env == b->nccl_env);
   CHECK(a->ecn.front().reason == b->ecn.front().reason);
+}
+
+TEST_CASE("cc: --cable-m, switch latency and switch MTU feed the RTTs and the PFC headroom") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  CcInputs in;
+  in.cable_m = 100;         // every cable 100 m
+  in.latency.switch_ns = 800;
+  in.switch_mtu_bytes = 4200;
+  auto plan = derive_cc(*cluster, in);
+  REQUIRE(plan.ok());
+  // via a spine: 4 cables x 100 m at 5 ns/m = 2000 ns, 3 switches x 800 ns, 2 NICs
+  // x 500 ns, one 4158-byte frame at 50 B/ns (83.16 ns): 5483.16 ns one way.
+  CHECK(plan->paths[1].cable_m == doctest::Approx(400));
+  CHECK(plan->paths[1].rtt_us == doctest::Approx(2 * 5.48316));
+  // Headroom: longest cable 100 m (500 ns); 2(400 x 500 + 400 x 1228.8) + 2 x 4200 x 8
+  // + 463,360 bits.
+  const double bits = 2 * (400 * 500.0 + 400 * 1228.8) + 2 * 4200 * 8 + 463360;
+  CHECK(plan->pfc.headroom_bytes == doctest::Approx(bits / 8));
+  CHECK(plan->pfc.cable_m == doctest::Approx(100));
+  CHECK(plan->pfc.xon_offset_bytes == doctest::Approx(8400));
+  CHECK(plan->pfc_reason.find("2 * 4200 B (switch MTU)") != std::string::npos);
+}
+
+TEST_CASE("cc: NSCC's target is a queueing-delay target of one base RTT; HPCC's N is stated") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  CcInputs in;
+  in.incast = 8;
+  auto plan = derive_cc(*cluster, in);
+  REQUIRE(plan.ok());
+  auto find = [](const std::vector<railyard::cc::Value>& vs, const std::string& name) {
+    for (const auto& v : vs)
+      if (v.name == name) return v;
+    return railyard::cc::Value{};
+  };
+  // uet-htsim initNsccParams: _target_Qdelay = network RTT without trimming.
+  const auto target = find(plan->nscc, "target_delay");
+  CHECK(target.value == doctest::Approx(plan->paths.back().rtt_us));
+  CHECK(target.reason.find("queueing-delay target") != std::string::npos);
+  CHECK(find(plan->nscc, "b").value == doctest::Approx(plan->paths.back().rtt_us / 12));
+  CHECK(find(plan->nscc, "md_factor").reason.find("max(1 - 0.8 (delay - target) / delay, 0.5)") !=
+        std::string::npos);
+  CHECK(find(plan->hpcc, "w_ai").reason.find("flows sharing a link") != std::string::npos);
+}
+
+TEST_CASE("cc: bad cable length, switch latency and switch MTU name the field") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  CcInputs in;
+  in.cable_m = -1;
+  CHECK(railyard::has_field(derive_cc(*cluster, in).status(), "cable_m"));
+  in = {};
+  in.latency.switch_ns = 1e6;
+  CHECK(railyard::has_field(derive_cc(*cluster, in).status(), "switch_ns"));
+  in = {};
+  in.switch_mtu_bytes = 1500;  // below the 4158-byte RoCE frame
+  auto s = derive_cc(*cluster, in);
+  REQUIRE_FALSE(s.ok());
+  CHECK(railyard::has_field(s.status(), "switch_mtu_bytes"));
+  CHECK(std::string(s.status().message()).find("switch_mtu_bytes=1500") != std::string::npos);
 }

@@ -31,7 +31,9 @@
 //   stages completed before the event (F = rpg_threshold): fast recovery while
 //   b < F and t < F (R_C ← (R_T + R_C)/2); hyper increase when b ≥ F and t ≥ F
 //   (R_T += i·rpg_hai_rate, i = min(b, t) − F + 1, or i = 1 with
-//   HyperStep::kConstant); additive increase otherwise (R_T += rpg_ai_rate);
+//   HyperStep::kConstant); additive increase otherwise (R_T += rpg_ai_rate).
+//   With the byte counter off the timer alone decides: fast recovery while
+//   t < F, additive at t = F, hyper above;
 //   after the target moves, R_C ← (R_T + R_C)/2. Rates never exceed the flow's
 //   ceiling (line rate, or its share of the NIC).
 // * The notification point sends a CNP for a marked packet when at least
@@ -157,6 +159,13 @@ class ReactionPoint {
     return std::min({next_alpha_, cnp_for_cut_ ? next_decrease_ : kNever, next_timer_});
   }
 
+  // The next instant at which the rate may change (a cut or the increase
+  // timer); α ticks only matter at a cut and run lazily inside advance_to.
+  [[nodiscard]] double next_rate_event_us() const {
+    if (!active_) return kNever;
+    return std::min(cnp_for_cut_ ? next_decrease_ : kNever, next_timer_);
+  }
+
   // Runs the clocks' events in time order up to `t`; ties: α first, then the
   // cut (so a cut sees the α of its own instant), then the increase timer.
   void advance_to(double t) {
@@ -250,9 +259,15 @@ class ReactionPoint {
     (source == Source::kBytes ? byte_stage_ : timer_stage_) += 1;
     (source == Source::kBytes ? rose_by_bytes_ : rose_by_timer_) = true;
     ++increases_;
-    if (b < f && tm < f) {
+    // With the byte counter off (rpg_byte_reset = 0) the timer alone sets the
+    // phase: fast recovery below F, one additive step at F, hyper above (as
+    // the HPCC simulator's Mellanox model does).
+    const bool bytes_off = p_.byte_counter_bytes <= 0;
+    const bool fast = bytes_off ? tm < f : (b < f && tm < f);
+    const bool hyper = bytes_off ? tm > f : (b >= f && tm >= f);
+    if (fast) {
       // fast recovery: halfway back to the target
-    } else if (b >= f && tm >= f && !r_.paper_semantics) {
+    } else if (hyper && !r_.paper_semantics) {
       const double i = r_.hyper_step == HyperStep::kGrowing ? std::min(b, tm) - f + 1 : 1;
       rt_ = std::min(ceiling_, rt_ + i * p_.hai_mbps / 1000);
     } else {

@@ -55,10 +55,17 @@
 //   additive step is 100 Mb/s (50 from incast 32 on, so many flows do not refill
 //   the queue); hyper increase stays 10× additive as by default.
 // * HPCC (Li et al., SIGCOMM'19): η 0.95, maxStage 5, W_init = BDP of the longest
-//   path, W_AI = W_init (1 − η) / N.
-// * UEC NSCC (reference simulator constants, docs/constants.md#nscc): a = BDP / 150 KB,
-//   target delay = base RTT + Kmin / C, b = target / 12 µs, maxwnd 1.5 BDP, fair
-//   increase 5 MSS · a, multiplicative decrease 0.8.
+//   path, W_AI = W_init (1 − η) / N, where N is the number of flows sharing a link;
+//   railyard takes the incast N, the flows that share the bottleneck port.
+// * UEC NSCC (reference simulator uet-htsim, `UecSrc::initNsccParams`,
+//   docs/constants.md#nscc): a = BDP / 150 KB; the target is a *queueing*-delay target,
+//   by default the network's base RTT (0.75 × it with packet trimming, which RoCE
+//   does not have), so target = the longest base RTT and b = target / 12 µs;
+//   maxwnd 1.5 BDP, fair increase 5 MSS · a; γ = 0.8 scales the delay excess of a
+//   multiplicative decrease, cwnd × max(1 − γ (delay − target) / delay, 0.5), at
+//   most once per base RTT.
+// * Cables: the descriptor's lengths by tier, or every cable CcInputs::cable_m long
+//   (an upper bound: give the longest run) for the RTTs and the PFC headroom alike.
 #pragma once
 
 #include <algorithm>
@@ -98,7 +105,8 @@ struct CcInputs {
   double buffer_bytes_per_port = 0;  // 0 = derived (see the overview)
   double mtu_bytes = 4096;           // RoCE payload MTU
   double frame_overhead_bytes = 62;  // Eth + IP + UDP + BTH + ICRC + FCS (RoCEv2)
-  double switch_mtu_bytes = 9216;    // largest frame a port may be sending (PFC)
+  double switch_mtu_bytes = 9216;    // switch port MTU: largest frame in flight (PFC headroom)
+  double cable_m = 0;                // > 0: every cable this long (m); 0 = descriptor lengths
   double dt_alpha = 1.0;             // switch dynamic-threshold α (buffer default)
   collective::LatencyModel latency;  // switch / NIC latencies (the one model)
   // Bytes a connection moves per message (e.g. a ring chunk), for the QP count;
@@ -189,6 +197,7 @@ struct PfcSettings {
   double shared_buffer_bytes = 0;  // the switch's shared buffer the threshold divides
   double pause_delay_us = 0;       // XOFF leaves the switch -> the upstream port stops
   double last_hop_us = 0;          // the cable: what is on it still arrives
+  double cable_m = 0;              // the longest cable the headroom counts (m)
   std::string reason;
 };
 
@@ -238,7 +247,7 @@ RAILYARD_LAZY
   p.hai_mbps = 50;
   p.min_dec_factor = 0.5;
   p.min_rate_mbps = 1;
-  p.initial_alpha = 1.0;
+  p.initial_alpha = 1023.0 / 1024;  // initial_alpha_value 1023 in 1/1024 units
   p.min_time_between_cnps_us = 4;
   p.cnp_dscp = 48;
   p.cnp_prio = 6;
@@ -370,10 +379,21 @@ RAILYARD_LAZY
       {"np_cnp_dscp", static_cast<double>(q.cnp_dscp), "", w + ": CNPs on their own class"},
       {"np_cnp_prio", static_cast<double>(q.cnp_prio), "", w + ": 802.1p priority of CNPs"}};
 }
+// Bounds of the inputs people type (`railyard cc --cable-m/--mtu/--switch-mtu/--switch-ns`).
+// Cable length: NVUE's `nv set qos pfc ... cable-length` takes 1..100000 m (docs/cc-config.md).
+inline constexpr double kMaxCableM = 100000;
+// A switch port MTU above 16 KiB is not an Ethernet switch's (9216 B is the usual most).
+inline constexpr double kMaxSwitchMtuBytes = 16384;
+// A switch latency above 100 µs is a typo, not a switch.
+inline constexpr double kMaxSwitchNs = 100000;
+// The RoCE MTUs a NIC takes (the InfiniBand path MTUs, IBTA Vol. 1 §7.7.9).
+inline constexpr std::array<int32_t, 5> kRoceMtus = {256, 512, 1024, 2048, 4096};
 
 // Derives the plan. Errors (InvalidArgument naming the value): incast < 1 or
-// absurd, a buffer smaller than one BDP, an MTU outside [256, 9000], a link speed
-// without a PFC bound, qps_per_nic < 0.
+// absurd, a buffer smaller than one BDP, an MTU outside [256, 9000], a switch MTU
+// below the RoCE frame or above 16384, a cable length outside [0, 100000] m, a
+// switch latency outside [0, 100000] ns, a link speed without a PFC bound,
+// qps_per_nic < 0.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<CcPlan> derive_cc(const topology::Cluster& cluster,
                                                       const CcInputs& in) {
@@ -392,6 +412,15 @@ RAILYARD_LAZY
     return invalid_field("dt_alpha", str_cat(in.dt_alpha), "must be in (0, 64]");
   if (in.qps_per_nic < 0)
     return invalid_field("qps_per_nic", str_cat(in.qps_per_nic), "must be >= 0");
+  if (!(in.switch_mtu_bytes >= in.mtu_bytes + in.frame_overhead_bytes &&
+        in.switch_mtu_bytes <= kMaxSwitchMtuBytes))
+    return invalid_field("switch_mtu_bytes", str_cat(in.switch_mtu_bytes),
+                         str_cat("must be at least the RoCE frame (", in.mtu_bytes + in.frame_overhead_bytes,
+                                 " bytes) and at most ", kMaxSwitchMtuBytes));
+  if (!(in.cable_m >= 0 && in.cable_m <= kMaxCableM))
+    return invalid_field("cable_m", str_cat(in.cable_m), "must be in [0, 100000] m (0: the cluster's)");
+  if (!(in.latency.switch_ns >= 0 && in.latency.switch_ns <= kMaxSwitchNs))
+    return invalid_field("switch_ns", str_cat(in.latency.switch_ns), "must be in [0, 100000] ns");
   if (!(in.message_bytes >= 0) || !std::isfinite(in.message_bytes))
     return invalid_field("message_bytes", str_cat(in.message_bytes), "must be >= 0");
   const double C = spec.nic_gbps;  // every network link runs at the NIC rate
@@ -405,9 +434,10 @@ RAILYARD_LAZY
   const double bytes_per_us = gbps_to_bytes_per_us(C);
 
   // 1. Path classes.
-  const double host_leaf_m = d.cable_length_m(topology::LinkTier::kHostLeaf);
-  const double leaf_spine_m = d.cable_length_m(topology::LinkTier::kLeafSpine);
-  const double spine_core_m = d.cable_length_m(topology::LinkTier::kSpineCore);
+  auto cable = [&](topology::LinkTier t) { return in.cable_m > 0 ? in.cable_m : d.cable_length_m(t); };
+  const double host_leaf_m = cable(topology::LinkTier::kHostLeaf);
+  const double leaf_spine_m = cable(topology::LinkTier::kLeafSpine);
+  const double spine_core_m = cable(topology::LinkTier::kSpineCore);
   const bool has_spines = cluster.fabric.node_count() > 0 && d.shape().total_spines() > 0;
   const bool has_cores = d.tiers() >= 3 && d.shape().total_cores() > 0;
   auto add_path = [&](std::string name, int32_t switches, double cable_m) {
@@ -434,9 +464,11 @@ RAILYARD_LAZY
   plan.pfc_headroom_bytes =
       (2 * (C * cable_ns_max + C * pfc_ns.second) + 2 * frame_bits + C * pfc_ns.first) / 8.0;
   plan.pfc_reason =
-      str_cat("2(C*cable + C*interface) + 2 MTU + C*response = 2(", C, "Gb/s * ", cable_ns_max,
-              " ns + ", C, "Gb/s * ", pfc_ns.second, " ns) + 2 * ", in.switch_mtu_bytes, " B + ", C,
-              "Gb/s * ", pfc_ns.first, " ns (IEEE 802.3 bounds; longest cable)");
+      str_cat("2(C*cable + C*interface) + 2 switch MTU + C*response = 2(", C, "Gb/s * ",
+              cable_ns_max, " ns + ", C, "Gb/s * ", pfc_ns.second, " ns) + 2 * ",
+              in.switch_mtu_bytes, " B (switch MTU) + ", C, "Gb/s * ", pfc_ns.first,
+              " ns (IEEE 802.3 bounds; longest cable ", cable_ns_max / kCableNsPerMetre,
+              in.cable_m > 0 ? " m, --cable-m)" : " m)");
   if (in.buffer_bytes_per_port > 0) {
     plan.buffer_bytes_per_port = in.buffer_bytes_per_port;
     plan.buffer_reason = "given";
@@ -451,6 +483,7 @@ RAILYARD_LAZY
                                  in.dt_alpha, " (assumption: set --buffer-mb to your switch)");
   }
   plan.pfc.headroom_bytes = plan.pfc_headroom_bytes;
+  plan.pfc.cable_m = cable_ns_max / kCableNsPerMetre;
   plan.pfc.xon_offset_bytes = 2 * in.switch_mtu_bytes;
   plan.pfc.dynamic_alpha = in.dt_alpha;
   plan.pfc.last_hop_us = cable_ns_max / 1000.0;
@@ -552,7 +585,10 @@ RAILYARD_LAZY
           str_cat(e.tier, ": an incast of ", in.incast, " line-rate senders (",
                   detail::kb(e.incast_burst_bytes), " in the first RTT) exceeds the ",
                   detail::kb(e.usable_bytes), " a port can hold before PFC; limit each sender to ",
-                  C / n, " Gb/s for this traffic (per-QP rate limit) or expect pauses"));
+                  C / n,
+                  " Gb/s for this traffic (a per-QP rate limit: ibv_modify_qp_rate_limit, "
+                  "ibv_qp_rate_limit_attr.rate_limit in kb/s, set by the program that owns the "
+                  "QP; NCCL has no variable for it) or expect pauses"));
       break;
     }
 
@@ -562,15 +598,23 @@ RAILYARD_LAZY
                {"max_stage", 5, "", "HPCC paper"},
                {"w_init", bdp, "bytes", str_cat("BDP of the longest path (", longest.path, ")")},
                {"w_ai", bdp * (1 - 0.95) / n, "bytes",
-                str_cat("W_init (1 - eta) / N with N = incast ", in.incast)}};
-  const double target_us = longest.rtt_us + plan.ecn.front().kmin_bytes / bytes_per_us;
+                str_cat("W_init (1 - eta) / N, N = flows sharing a link: the incast ", in.incast,
+                        " (the flows on the bottleneck port)")}};
+  // uet-htsim UecSrc::initNsccParams: _target_Qdelay = the network RTT (x 0.75 with
+  // trimming) unless configured; _scaling_factor_b = _target_Qdelay / 12 us.
+  const double target_us = longest.rtt_us;
   const double a = bdp / 150e3;
-  plan.nscc = {{"a", a, "", "BDP / 150 KB (UEC reference network: 100 Gb/s x 12 us)"},
-               {"target_delay", target_us, "us", "base RTT + queueing at Kmin"},
-               {"b", target_us / 12.0, "", "target delay / 12 us"},
-               {"maxwnd", 1.5 * bdp, "bytes", "1.5 BDP"},
-               {"fair_increase", 5 * in.mtu_bytes * a, "bytes", "5 MSS x a"},
-               {"md_factor", 0.8, "", "UEC reference: at most once per RTT, never below 0.5x"}};
+  plan.nscc = {
+      {"a", a, "", "BDP / 150 KB (UEC reference network: 100 Gb/s x 12 us)"},
+      {"target_delay", target_us, "us",
+       str_cat("queueing-delay target = base RTT of ", longest.path,
+               " (uet-htsim initNsccParams default; 0.75 x RTT only with packet trimming)")},
+      {"b", target_us / 12.0, "", "target queueing delay / 12 us (reference RTT)"},
+      {"maxwnd", 1.5 * bdp, "bytes", "1.5 BDP"},
+      {"fair_increase", 5 * in.mtu_bytes * a, "bytes", "5 MSS x a"},
+      {"md_factor", 0.8, "",
+       "gamma: a decrease cuts cwnd x max(1 - 0.8 (delay - target) / delay, 0.5), at most once "
+       "per base RTT (uet-htsim multiplicative_decrease); 0.8 is not the cut itself"}};
 
   // 6. NCCL environment.
   const int32_t uplinks = d.shape().leaf_up_ports;
@@ -647,8 +691,10 @@ RAILYARD_LAZY
             {t.tenant, per_qp_kbps, "kbps",
              str_cat(t.spine_lanes.size(), " spine lanes x ", C, " Gb/s over up to ", nics,
                      " NICs per leaf = ", detail::num(share), " Gb/s per NIC, / ", per_nic,
-                     " QPs sending at once per NIC (ibv_qp_rate_limit_attr.rate_limit; set "
-                     "qps_per_nic to QPs x peers for all-to-all)")});
+                     " QPs sending at once per NIC; set per QP with ibv_modify_qp_rate_limit "
+                     "(ibv_qp_rate_limit_attr.rate_limit, kb/s) by the program that owns the QP "
+                     "(NCCL has no variable for it); set qps_per_nic to QPs x peers for "
+                     "all-to-all")});
       }
     }
   }

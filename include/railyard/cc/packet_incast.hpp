@@ -96,6 +96,8 @@ struct PacketIncastScenario {
   double link_gbps = 400;  // every NIC and the egress port
   double frame_bytes = 4158;
   double one_way_us = 4;
+  // Marked packet leaves the queue -> its CNP reaches the sender; 0 = one_way_us.
+  double cnp_return_us = 0;
   double duration_us = 20'000;
   double start_fraction = 1;
   std::vector<IncastFlow> flows = {};  // empty, or one per sender
@@ -117,6 +119,9 @@ struct PacketIncastResult {
   double steady_utilization = 0;  // second half
   double jain_fairness = 1;       // second half, flows active throughout it
   std::optional<double> convergence_us;
+  // The first time the queue falls below Kmin after first rising two frames
+  // above it (empty: it never rose so far, or never came back).
+  std::optional<double> back_below_kmin_us;
   int64_t pauses = 0;             // XOFF frames sent
   double paused_us_total = 0;     // summed over senders
   double paused_us_max = 0;       // the most-paused sender
@@ -205,6 +210,8 @@ Status validate_incast(const PacketIncastScenario& s) {
   RAILYARD_RETURN_IF_ERROR(positive("frame_bytes", s.frame_bytes));
   RAILYARD_RETURN_IF_ERROR(positive("one_way_us", s.one_way_us));
   RAILYARD_RETURN_IF_ERROR(positive("window_us", s.window_us));
+  if (!(s.cnp_return_us >= 0) || !std::isfinite(s.cnp_return_us))
+    return invalid_field("cnp_return_us", str_cat(s.cnp_return_us), "must be >= 0 (0: one_way_us)");
   if (!(s.duration_us > 0 && s.duration_us <= kIncastMaxDurationUs))
     return invalid_field("duration_us", str_cat(s.duration_us), "must be in (0, 1e6]");
   if (!(s.start_fraction > 0 && s.start_fraction <= 1))
@@ -285,6 +292,7 @@ RAILYARD_LAZY
   const double serialize_us = s.frame_bytes / bytes_per_us;
   const double end = s.duration_us;
   const double half = end / 2;
+  const double cnp_return = s.cnp_return_us > 0 ? s.cnp_return_us : s.one_way_us;
 
   std::vector<ReactionPoint> rp;
   rp.reserve(n);
@@ -335,7 +343,7 @@ RAILYARD_LAZY
   };
   auto schedule_clock = [&](int32_t i) {
     Sender& x = tx[static_cast<size_t>(i)];
-    const double at = rp[static_cast<size_t>(i)].next_event_us();
+    const double at = rp[static_cast<size_t>(i)].next_rate_event_us();
     if (at == x.clock_at) return;
     x.clock_at = at;
     ++x.clock_gen;
@@ -374,6 +382,7 @@ RAILYARD_LAZY
   };
   double queue_bytes = 0;
   bool busy = false;
+  bool above_kmin = false;
   PfcIngress pfc(s.pfc, s.senders);
   detail::SplitMix64Unit rng(s.seed);
   auto mark = [&](double q) {
@@ -495,6 +504,7 @@ RAILYARD_LAZY
         const bool m = s.mark_at == MarkPoint::kEnqueue && mark(queue_bytes);
         fifo_push(Packet{e.flow, m});
         queue_bytes += s.frame_bytes;
+        above_kmin = above_kmin || queue_bytes > red.kmin_bytes + 2 * s.frame_bytes;
         if (queue_bytes > out.peak_queue_bytes) {
           out.peak_queue_bytes = queue_bytes;
           out.peak_queue_us = e.t;
@@ -508,6 +518,8 @@ RAILYARD_LAZY
         --count;
         queue_bytes -= s.frame_bytes;
         busy = false;
+        if (above_kmin && !out.back_below_kmin_us && queue_bytes < red.kmin_bytes)
+          out.back_below_kmin_us = e.t;
         const bool m = p.marked || (s.mark_at == MarkPoint::kDequeue && mark(queue_bytes));
         const auto pi = static_cast<size_t>(p.flow);
         delivered += s.frame_bytes;
@@ -526,9 +538,9 @@ RAILYARD_LAZY
           if (e.t - last >= nic.min_time_between_cnps_us) {
             last = e.t;
             ++out.cnps;
-            push(e.t + s.one_way_us, kCnp, p.flow);
+            push(e.t + cnp_return, kCnp, p.flow);
           }
-          if (readings.paper_semantics) push(e.t + s.one_way_us, kMarkSeen, p.flow);
+          if (readings.paper_semantics) push(e.t + cnp_return, kMarkSeen, p.flow);
         }
         start_service(e.t);
         break;

@@ -9,6 +9,7 @@
 //   std::string conf = railyard::exports::slurm_topology_conf(*tree);
 #pragma once
 
+#include "railyard/export/cc_config.hpp"
 #include "railyard/export/csv_topology.hpp"
 #include "railyard/export/k8s_labels.hpp"
 #include "railyard/export/launchers.hpp"

@@ -13,9 +13,11 @@
 //   auto check = railyard::cc::validate_cc(*plan);
 //   auto svg = railyard::report::cc_fluid_svg(*check);  // queue and rates of the derived run
 //
-// Text: link speed, incast (and where it came from), buffer per port and PFC
-// headroom with their reasons; tables of the path classes (path, switches, cable m,
-// RTT µs, BDP KB), ECN per egress tier (Kmin KB, Kmax KB, Pmax, p*, burst KB,
+// Text: link speed, RoCE MTU and the switch MTU the PFC headroom counts, incast
+// (and where it came from), buffer per port (1 KB = 1000 bytes throughout) and the
+// PFC settings (lossless priority, headroom, XON offset, dynamic-threshold alpha)
+// with their reasons; tables of the path classes (path, switches, cable m,
+// RTT µs, BDP KB), ECN per egress tier (Kmin KB, Kmax KB, Pmax, Pmax %, p*, burst KB,
 // fits; reasons below, one line per distinct reason), DCQCN (mlx5 cc_params /
 // debugfs names: name, value, unit, reason), HPCC and UEC NSCC; the NCCL
 // environment as `# reason` then `NAME=value` lines (an env file as is; a shell after `export`,
@@ -25,13 +27,15 @@
 //
 // JSON keys: inputs {cluster, incast, incast_source, buffer_bytes_per_port (null
 // = derived), mtu_bytes, frame_overhead_bytes, switch_mtu_bytes, dt_alpha,
-// message_bytes (null = NCCL's default buffer), switch_ns, nic_ns, qps_per_nic,
-// jobs, tenants[] {name, tenant, gpus, hosts}}, link_gbps, incast, incast_source,
-// mtu_bytes, frame_bytes, buffer_bytes_per_port, buffer_reason,
-// pfc_headroom_bytes, pfc_reason, paths[] {path, switches, cable_m, one_way_us,
-// rtt_us, bdp_bytes}, ecn {tier, kmin_bytes, kmax_bytes, pmax} (the leaf->host
-// tier, the one every host's traffic ends on), ecn_tiers[] {tier, rtt_us,
-// bdp_bytes, kmin_bytes, kmax_bytes, pmax, equilibrium_p, incast_burst_bytes,
+// message_bytes (null = NCCL's default buffer), switch_ns, nic_ns, cable_m (null =
+// the cluster's lengths), qps_per_nic, jobs, tenants[] {name, tenant, gpus, hosts}},
+// link_gbps, incast, incast_source, mtu_bytes, switch_mtu_bytes, frame_bytes,
+// buffer_bytes_per_port, buffer_reason, pfc_headroom_bytes, pfc_reason, pfc
+// {priority, headroom_bytes, xon_offset_bytes, dynamic_alpha, shared_buffer_bytes,
+// cable_m, reason}, paths[] {path, switches, cable_m, one_way_us, rtt_us, bdp_bytes}, ecn
+// {tier, kmin_bytes, kmax_bytes, pmax, pmax_percent} (the leaf->host tier, the one
+// every host's traffic ends on), ecn_tiers[] {tier, rtt_us, bdp_bytes, kmin_bytes,
+// kmax_bytes, pmax, pmax_percent, equilibrium_p, incast_burst_bytes,
 // buffer_bytes, usable_bytes, fits, reason}, dcqcn {NAME: {value, unit, reason}},
 // hpcc {...}, nscc {...} (same shape), nccl_env {NAME: {value, reason}} (values
 // are strings, as the environment holds them), rate_limits[] {tenant,
@@ -389,6 +393,11 @@ RAILYARD_LAZY
     w.null();
   w.key("switch_ns").value(rounded(in.latency.switch_ns, 3));
   w.key("nic_ns").value(rounded(in.latency.nic_ns, 3));
+  w.key("cable_m");
+  if (in.cable_m > 0)
+    w.value(rounded(in.cable_m, 3));
+  else
+    w.null();
   w.key("qps_per_nic").value(in.qps_per_nic);
   w.key("jobs").value(ctx.jobs);
   w.key("tenants").begin_array();
@@ -407,11 +416,21 @@ RAILYARD_LAZY
   w.key("incast").value(plan.incast);
   w.key("incast_source").value(ctx.incast_source);
   w.key("mtu_bytes").value(rounded(plan.mtu_bytes, 0));
+  w.key("switch_mtu_bytes").value(rounded(in.switch_mtu_bytes, 0));
   w.key("frame_bytes").value(rounded(plan.frame_bytes, 0));
   w.key("buffer_bytes_per_port").value(rounded(plan.buffer_bytes_per_port, 0));
   w.key("buffer_reason").value(plan.buffer_reason);
   w.key("pfc_headroom_bytes").value(rounded(plan.pfc_headroom_bytes, 0));
   w.key("pfc_reason").value(plan.pfc_reason);
+  w.key("pfc").begin_object();
+  w.key("priority").value(plan.pfc.priority);
+  w.key("headroom_bytes").value(rounded(plan.pfc.headroom_bytes, 0));
+  w.key("xon_offset_bytes").value(rounded(plan.pfc.xon_offset_bytes, 0));
+  w.key("dynamic_alpha").value(rounded(plan.pfc.dynamic_alpha, 6));
+  w.key("shared_buffer_bytes").value(rounded(plan.pfc.shared_buffer_bytes, 0));
+  w.key("cable_m").value(rounded(plan.pfc.cable_m, 3));
+  w.key("reason").value(plan.pfc.reason);
+  w.end_object();
 
   w.key("paths").begin_array();
   for (const cc::PathRtt& p : plan.paths) {
@@ -436,6 +455,7 @@ RAILYARD_LAZY
     w.key("kmin_bytes").value(rounded(e.kmin_bytes, 0));
     w.key("kmax_bytes").value(rounded(e.kmax_bytes, 0));
     w.key("pmax").value(cc_round_p(e.pmax));
+    w.key("pmax_percent").value(cc_round_p(e.pmax * 100));
     w.end_object();
   }
   w.key("ecn_tiers").begin_array();
@@ -447,6 +467,7 @@ RAILYARD_LAZY
     w.key("kmin_bytes").value(rounded(e.kmin_bytes, 0));
     w.key("kmax_bytes").value(rounded(e.kmax_bytes, 0));
     w.key("pmax").value(cc_round_p(e.pmax));
+    w.key("pmax_percent").value(cc_round_p(e.pmax * 100));
     w.key("equilibrium_p").value(cc_round_p(e.equilibrium_p));
     w.key("incast_burst_bytes").value(rounded(e.incast_burst_bytes, 0));
     w.key("buffer_bytes").value(rounded(e.buffer_bytes, 0));
@@ -497,13 +518,18 @@ RAILYARD_LAZY
   using detail::CcTable;
   std::string out;
   str_append(out, "cluster     ", ctx.cluster.empty() ? std::string("-") : ctx.cluster, ": ",
-             fixed(plan.link_gbps, 0), " Gb/s links, MTU ", fixed(plan.mtu_bytes, 0), " B (",
-             fixed(plan.frame_bytes, 0), " B frames on the wire)\n");
+             fixed(plan.link_gbps, 0), " Gb/s links, RoCE MTU ", fixed(plan.mtu_bytes, 0),
+             " B (", fixed(plan.frame_bytes, 0), " B frames on the wire), switch MTU ",
+             fixed(in.switch_mtu_bytes, 0), " B\n");
   str_append(out, "incast      ", detail::cc_incast_text(plan, ctx), "\n");
   str_append(out, "buffer      ", cc_kb(plan.buffer_bytes_per_port),
-             " KB per port: ", plan.buffer_reason, "\n");
+             " KB per port (1 KB = 1000 bytes): ", plan.buffer_reason, "\n");
   str_append(out, "PFC         ", cc_kb(plan.pfc_headroom_bytes),
              " KB headroom per port: ", plan.pfc_reason, "\n");
+  str_append(out, "PFC         lossless priority ", plan.pfc.priority, ", headroom ",
+             cc_kb(plan.pfc.headroom_bytes), " KB, XON offset ", cc_kb(plan.pfc.xon_offset_bytes),
+             " KB, dynamic-threshold alpha ", detail::cc_value_text(plan.pfc.dynamic_alpha),
+             " (per ingress port and priority)\n");
   if (in.message_bytes > 0)
     str_append(out, "message     ", fixed(in.message_bytes, 0), " bytes per connection\n");
 
@@ -524,13 +550,14 @@ RAILYARD_LAZY
                {"Kmin KB", true},
                {"Kmax KB", true},
                {"Pmax", true},
+               {"Pmax %", true},
                {"p*", true},
                {"burst KB", true},
                {"fits", false}});
   for (const cc::EcnTier& e : plan.ecn) {
     const double p = detail::cc_round_p(e.equilibrium_p);
     ecn.row({e.tier, cc_kb(e.kmin_bytes), cc_kb(e.kmax_bytes), fixed(e.pmax, 4),
-             fixed(p, std::max(4, detail::cc_small_decimals(p))), cc_kb(e.incast_burst_bytes),
+             fixed(e.pmax * 100, 2), fixed(p, std::max(4, detail::cc_small_decimals(p))), cc_kb(e.incast_burst_bytes),
              e.fits ? "yes" : "NO"});
   }
   ecn.render(out, "  ");
@@ -558,7 +585,7 @@ RAILYARD_LAZY
     str_append(out, "# ", e.reason, "\n", e.name, "=", e.value, "\n");
 
   if (!in.tenants.empty()) {
-    out += "\nrate limits per QP (ibv_qp_rate_limit_attr.rate_limit)\n";
+    out += "\nrate limits per QP (ibv_modify_qp_rate_limit: ibv_qp_rate_limit_attr.rate_limit, kb/s)\n";
     if (plan.rate_limits.empty()) {
       const bool no_partition =
           std::any_of(plan.warnings.begin(), plan.warnings.end(),
