@@ -63,6 +63,17 @@ TEST_CASE("cc validate: on the NIC model the rule-derived set is worse than the 
   for (const auto& row : v.sensitivity) CHECK_FALSE(row.recommended_name.empty());
 }
 
+TEST_CASE("cc validate: a 64-way line-rate burst pauses senders under every candidate") {
+  const auto v = check("h100-1024-2to1", 64, 1.0);
+  for (const auto& c : v.search.candidates) {
+    CAPTURE(c.candidate.name);
+    CHECK(c.metrics.front().pauses > 0);  // the burst scenario
+    CHECK(c.metrics.front().drops == 0);  // the headroom holds
+  }
+  REQUIRE_FALSE(v.warnings.empty());
+  CHECK(v.warnings.front().find("limit each sender to 6.25 Gb/s") != std::string::npos);
+}
+
 TEST_CASE("cc validate: an all-to-all's start rate adds the job scenario") {
   const auto v = check("h100-1024", 8, 1.0 / 8);
   REQUIRE(v.search.scenarios.size() == 4);

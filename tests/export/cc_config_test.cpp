@@ -159,14 +159,15 @@ TEST_CASE("cc_config: NVUE lines are the documented nv set qos forms with the pl
   CHECK(last["xon-threshold"] == std::to_string(std::llround(plan.pfc.xon_offset_bytes)));
   CHECK(last["cable-length"] == "50");  // the 50 m leaf-spine cable of h100-1024
   CHECK(last["switch-priority"] == "3");
-  CHECK(text.find("# bytes (Kmin 63 KB)") != std::string::npos);
+  CHECK(text.find("# bytes (Kmin 150 KB)") != std::string::npos);  // the switch default
   CHECK(text.back() == '\n');
   CHECK(lines_of(text).back() == "nv config apply  # apply the staged configuration (no unit)");
   CHECK(text == railyard::exports::nvue_commands(plan));  // deterministic
 }
 
 TEST_CASE("cc_config: NVUE cable-length follows --cable-m and probability stays in 1..100") {
-  const CcPlan plan = plan_for("h100-1024", 1, 120);
+  CcPlan plan = plan_for("h100-1024", 1, 120);
+  plan.ecn = plan.derived_ecn;  // as applied when the search picks the derived curve
   const std::string text = railyard::exports::nvue_commands(plan);
   CHECK(text.find("nv set qos pfc default-global cable-length 120  # metres") != std::string::npos);
   CHECK(plan.ecn.front().pmax == doctest::Approx(0.01));
@@ -227,7 +228,8 @@ TEST_CASE("cc_config: ConnectX lines use only the mlx5 cc_params, mlxconfig and 
       "RPG_TIME_RESET_P1", "RPG_BYTE_RESET_P1", "RPG_THRESHOLD_P1", "RPG_AI_RATE_P1",
       "RPG_HAI_RATE_P1", "RPG_MIN_DEC_FAC_P1", "RPG_MIN_RATE_P1", "DCE_TCP_G_P1",
       "DCE_TCP_RTT_P1", "RATE_REDUCE_MONITOR_PERIOD_P1", "INITIAL_ALPHA_VALUE_P1",
-      "MIN_TIME_BETWEEN_CNPS_P1", "CNP_DSCP_P1", "CNP_802P_PRIO_P1"};
+      "MIN_TIME_BETWEEN_CNPS_P1", "CNP_DSCP_P1", "CNP_802P_PRIO_P1", "RPG_GD_P1",
+      "RATE_TO_SET_ON_FIRST_CNP_P1", "CLAMP_TGT_RATE_P1", "CLAMP_TGT_RATE_AFTER_TIME_INC_P1"};
   std::map<std::string, std::string> written;  // debugfs name -> value
   int mlxconfig_lines = 0;
   for (const std::string& line : lines_of(text)) {
@@ -260,8 +262,10 @@ TEST_CASE("cc_config: ConnectX lines use only the mlx5 cc_params, mlxconfig and 
     REQUIRE(written.count(v.name));
     CHECK(std::stod(written[v.name]) == doctest::Approx(v.value));
   }
-  CHECK(written["rp_time_reset"] == "20");
-  CHECK(written["rp_rate_reduce_monitor_period"] == "23");
+  CHECK(written["rp_time_reset"] == "300");  // the ConnectX defaults until a search says otherwise
+  CHECK(written["rp_rate_reduce_monitor_period"] == "4");
+  CHECK(written["rp_clamp_tgt_rate_ati"] == "1");
+  CHECK(written["rp_gd"] == "11");
 }
 
 TEST_CASE("cc_config: NCCL/UCX environment lines are the plan's, each after a unit comment") {

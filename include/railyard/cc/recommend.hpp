@@ -15,8 +15,8 @@
 //   burst     — `incast` senders starting together at line rate;
 //   job       — the same senders at the job's own start rate (skipped when 1);
 //   fairness  — a long-lived flow, a second joining at a quarter of the run;
-//   tenants   — max(1, N/2) long-lived flows of one tenant, N/2 (>= 1) of
-//               another joining at line rate at a quarter of the run.
+//   tenants   — N/2 long-lived flows of one tenant, N/2 of another joining
+//               at line rate at a quarter of the run (N >= 4).
 // Candidates: the vendor defaults (ConnectX DCQCN, switch ECN 150 KB /
 // 1,500 KB / 100 %), the plan's rule-derived set (derived_dcqcn with the
 // derived ECN tiers), and a grid around the defaults: ECN {vendor, derived} ×
@@ -175,8 +175,8 @@ RAILYARD_LAZY
     s.flows = {IncastFlow{}, IncastFlow{.start_us = quarter}};
     out.push_back({"fairness", "a long-lived flow; a second joins at a quarter of the run", s});
   }
-  {
-    const int32_t a = std::max(1, n / 2), b = std::max(1, n / 2);
+  if (n >= 4) {  // below 4 senders this is the fairness scenario again
+    const int32_t a = n / 2, b = n / 2;
     PacketIncastScenario s = base;
     s.senders = a + b;
     s.flows.assign(static_cast<size_t>(a), IncastFlow{});

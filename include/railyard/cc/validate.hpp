@@ -161,14 +161,21 @@ RAILYARD_LAZY
     }
   }
 
-  const IncastMetrics& burst = v.search.candidates[v.search.recommended].metrics.front();
-  if (burst.pauses > 0)
+  // Pauses under the recommendation: the synchronized burst, and the job's own start.
+  const CandidateScore& pick = v.search.candidates[v.search.recommended];
+  for (size_t i = 0; i < v.search.scenarios.size(); ++i) {
+    const CcScenario& sc = v.search.scenarios[i];
+    if (sc.name != "burst" && sc.name != "job") continue;
+    const IncastMetrics& m = pick.metrics[i];
+    if (m.pauses == 0) continue;
     v.warnings.push_back(str_cat(
-        "NIC model: ", v.senders, " senders starting at ", detail::num(start_fraction * 100),
-        "% of line rate trigger ", burst.pauses, " PFC pauses (a sender paused ",
-        detail::num(burst.paused_us_max), " us) under the recommended settings; limit each sender "
-        "to ", detail::num(plan.link_gbps / v.senders),
+        "NIC model, ", sc.name, " scenario: ", v.senders, " senders starting at ",
+        detail::num(sc.scenario.start_fraction * 100), "% of line rate trigger ", m.pauses,
+        " PFC pauses (a sender paused ", detail::num(m.paused_us_max),
+        " us) under the recommended settings; limit each sender to ",
+        detail::num(plan.link_gbps / v.senders),
         " Gb/s for this traffic (per-QP rate limit) or accept the pauses"));
+  }
   return v;
 }
 

@@ -335,6 +335,10 @@ std::string_view mlxconfig_name(std::string_view debugfs) {
       {"np_min_time_between_cnps", "MIN_TIME_BETWEEN_CNPS_P1"},
       {"np_cnp_dscp", "CNP_DSCP_P1"},
       {"np_cnp_prio", "CNP_802P_PRIO_P1"},
+      {"rp_gd", "RPG_GD_P1"},
+      {"rp_rate_to_set_on_first_cnp", "RATE_TO_SET_ON_FIRST_CNP_P1"},
+      {"rp_clamp_tgt_rate", "CLAMP_TGT_RATE_P1"},
+      {"rp_clamp_tgt_rate_ati", "CLAMP_TGT_RATE_AFTER_TIME_INC_P1"},
   };
   for (const auto& [from, to] : kNames)
     if (from == debugfs) return to;

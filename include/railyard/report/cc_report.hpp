@@ -207,10 +207,14 @@ std::string cc_metric_cells_conv(const std::optional<double>& us) {
 RAILYARD_LAZY
 void cc_validation_text(std::string& out, const cc::CcValidation& v) {
   const cc::CcSearch& s = v.search;
-  str_append(out, "\nNIC model (DCQCN as ConnectX runs it, switch RED + PFC; ", v.senders,
-             " senders into one ", fixed(v.link_gbps, 0), " Gb/s port, base RTT ",
-             fixed(v.feedback_delay_us, 3), " us, ", fixed(v.duration_us / 1000, 0),
-             " ms per scenario; readings: ", cc::describe(s.readings), ")\n");
+  str_append(out, "\nNIC model (DCQCN as ConnectX runs it, switch RED ECN and PFC): ", v.senders,
+             " senders into one ", fixed(v.link_gbps, 0), " Gb/s port",
+             v.start_fraction < 1
+                 ? str_cat(" (the job's start at ", fixed(v.start_fraction * 100, 1), "% of line rate)")
+                 : std::string(),
+             ", base RTT ", fixed(v.feedback_delay_us, 3), " us, ",
+             fixed(v.duration_us / 1000, 0), " ms per scenario\n  readings: ",
+             cc::describe(s.readings), "\n");
   for (const cc::CcScenario& sc : s.scenarios)
     str_append(out, "  scenario ", sc.name, ": ", sc.description, "\n");
   CcTable t({{"profile", false},
@@ -248,8 +252,10 @@ void cc_validation_text(std::string& out, const cc::CcValidation& v) {
   str_append(out, "  recommendation: ", s.recommended == 0 ? std::string("vendor defaults") : s.candidates[s.recommended].candidate.name,
              " (", s.reason, ")\n");
 
-  str_append(out, "\npaper fluid model (CoNEXT'16 equations: clamp on every cut, no hyper increase, no PFC; burst, ",
-             fixed(v.duration_us / 1000, 0), " ms)\n");
+  str_append(out, "\npaper fluid model (CoNEXT'16 equations: target clamped on every cut, no hyper "
+             "increase, no PFC): ", v.senders, " senders at ", fixed(v.start_fraction * 100, 1),
+             "% of line rate into one ", fixed(v.buffer_bytes / 1e6, 1), " MB port, ",
+             fixed(v.duration_us / 1000, 0), " ms\n");
   CcTable f({{"profile", false},
              {"peak KB", true},
              {"util", true},
@@ -478,8 +484,25 @@ RAILYARD_LAZY
   }
   w.end_array();
 
+  w.key("derived_ecn_tiers").begin_array();
+  for (const cc::EcnTier& e : plan.derived_ecn) {
+    w.begin_object();
+    w.key("tier").value(e.tier);
+    w.key("kmin_bytes").value(rounded(e.kmin_bytes, 0));
+    w.key("kmax_bytes").value(rounded(e.kmax_bytes, 0));
+    w.key("pmax").value(cc_round_p(e.pmax));
+    w.key("pmax_percent").value(cc_round_p(e.pmax * 100));
+    w.key("equilibrium_p").value(cc_round_p(e.equilibrium_p));
+    w.key("fits").value(e.fits);
+    w.key("reason").value(e.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("recommendation").value(plan.recommendation);
   w.key("dcqcn");
   detail::cc_values_json(w, plan.dcqcn_settings);
+  w.key("derived_dcqcn");
+  detail::cc_values_json(w, cc::dcqcn_settings(plan.derived_dcqcn, "candidate derived by rule"));
   w.key("hpcc");
   detail::cc_values_json(w, plan.hpcc);
   w.key("nscc");
@@ -544,37 +567,55 @@ RAILYARD_LAZY
   paths.render(out, "  ");
 
   const double usable = plan.ecn.empty() ? 0 : plan.ecn.front().usable_bytes;
-  str_append(out, "\nECN per egress tier (usable before PFC = buffer - headroom = ", cc_kb(usable),
-             " KB; burst = (incast - 1) x BDP)\n");
-  CcTable ecn({{"tier", false},
-               {"Kmin KB", true},
-               {"Kmax KB", true},
-               {"Pmax", true},
-               {"Pmax %", true},
-               {"p*", true},
-               {"burst KB", true},
-               {"fits", false}});
-  for (const cc::EcnTier& e : plan.ecn) {
-    const double p = detail::cc_round_p(e.equilibrium_p);
-    ecn.row({e.tier, cc_kb(e.kmin_bytes), cc_kb(e.kmax_bytes), fixed(e.pmax, 4),
-             fixed(e.pmax * 100, 2), fixed(p, std::max(4, detail::cc_small_decimals(p))), cc_kb(e.incast_burst_bytes),
-             e.fits ? "yes" : "NO"});
+  auto ecn_table = [&](const std::vector<cc::EcnTier>& tiers, bool with_p) {
+    std::vector<std::pair<std::string, bool>> columns = {
+        {"tier", false}, {"Kmin KB", true}, {"Kmax KB", true}, {"Pmax", true}, {"Pmax %", true}};
+    if (with_p) columns.push_back({"p*", true});
+    columns.push_back({"burst KB", true});
+    columns.push_back({"fits", false});
+    CcTable ecn(std::move(columns));
+    for (const cc::EcnTier& e : tiers) {
+      std::vector<std::string> row = {e.tier, cc_kb(e.kmin_bytes), cc_kb(e.kmax_bytes),
+                                      fixed(e.pmax, 4), fixed(e.pmax * 100, 2)};
+      if (with_p) {
+        const double p = detail::cc_round_p(e.equilibrium_p);
+        row.push_back(fixed(p, std::max(4, detail::cc_small_decimals(p))));
+      }
+      row.push_back(cc_kb(e.incast_burst_bytes));
+      row.push_back(e.fits ? "yes" : "NO");
+      ecn.row(std::move(row));
+    }
+    ecn.render(out, "  ");
+    // One line per distinct reason, naming the tiers it covers.
+    std::vector<std::pair<std::string, std::string>> reasons;  // tiers, reason
+    for (const cc::EcnTier& e : tiers) {
+      auto it = std::find_if(reasons.begin(), reasons.end(),
+                             [&](const auto& r) { return r.second == e.reason; });
+      if (it == reasons.end())
+        reasons.emplace_back(e.tier, e.reason);
+      else
+        str_append(it->first, ", ", e.tier);
+    }
+    for (const auto& [tiers_text, reason] : reasons)
+      str_append(out, "  why ", tiers_text, ": ", reason, "\n");
+  };
+  str_append(out, "\nrecommendation: ", plan.recommendation, "\n");
+  str_append(out, "\nECN per egress tier, recommended (usable before PFC = buffer - headroom = ",
+             cc_kb(usable), " KB; burst = (incast - 1) x BDP)\n");
+  ecn_table(plan.ecn, false);
+  if (!plan.derived_ecn.empty()) {
+    out += "\nECN candidate derived by rule (--simulate checks it against the defaults)\n";
+    ecn_table(plan.derived_ecn, true);
   }
-  ecn.render(out, "  ");
-  // One line per distinct reason, naming the tiers it covers.
-  std::vector<std::pair<std::string, std::string>> reasons;  // tiers, reason
-  for (const cc::EcnTier& e : plan.ecn) {
-    auto it = std::find_if(reasons.begin(), reasons.end(),
-                           [&](const auto& r) { return r.second == e.reason; });
-    if (it == reasons.end())
-      reasons.emplace_back(e.tier, e.reason);
-    else
-      str_append(it->first, ", ", e.tier);
-  }
-  for (const auto& [tiers, reason] : reasons) str_append(out, "  why ", tiers, ": ", reason, "\n");
 
-  out += "\nDCQCN (mlx5 cc_params, as in /sys/kernel/debug/mlx5/<pci>/cc_params/)\n";
+  out += "\nDCQCN, recommended (mlx5 cc_params, as in /sys/kernel/debug/mlx5/<pci>/cc_params/)\n";
   detail::cc_values_table(out, plan.dcqcn_settings);
+  str_append(out, "  candidate derived by rule: rp_rate_reduce_monitor_period ",
+             detail::cc_value_text(plan.derived_dcqcn.decrease_period_us), " us, rp_time_reset ",
+             detail::cc_value_text(plan.derived_dcqcn.increase_timer_us), " us, rp_ai_rate ",
+             detail::cc_value_text(plan.derived_dcqcn.ai_mbps), " Mb/s, rp_hai_rate ",
+             detail::cc_value_text(plan.derived_dcqcn.hai_mbps),
+             " Mb/s (--simulate checks it against the defaults)\n");
   out += "\nHPCC\n";
   detail::cc_values_table(out, plan.hpcc);
   out += "\nNSCC (UEC)\n";
