@@ -78,10 +78,8 @@ StatusOr<std::string_view> cc_format(const Flags& flags) {
 }
 
 // Flags that need another one.
-Status check_cc_dependencies(const Invocation& inv, std::string_view format) {
+Status check_cc_dependencies(const Invocation& inv) {
   const Flags& flags = inv.flags;
-  RAILYARD_RETURN_IF_ERROR(only_with(inv, "simulate", format == "text" || format == "json",
-                                     "applies only to --format text or json (the report)"));
   for (std::string_view flag : {"hosts", "collective", "algorithm", "group"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.given("job"),
                                        "needs --job (e.g. --job tp=8,dp=16 --hosts 0-15)"));
@@ -113,7 +111,7 @@ StatusOr<cc::Incast> derived_incast(const Flags& flags, const topology::ClusterD
 Outcome run_cc(const Invocation& inv) {
   const Flags& flags = inv.flags;
   RAILYARD_ASSIGN_OR_RETURN(const std::string_view format, cc_format(flags));
-  RAILYARD_RETURN_IF_ERROR(check_cc_dependencies(inv, format));
+  RAILYARD_RETURN_IF_ERROR(check_cc_dependencies(inv));
   cc::CcInputs in;
   if (flags.given("incast")) in.incast = flags.int32("incast");
   if (flags.given("mtu")) {
@@ -187,7 +185,8 @@ Outcome run_cc(const Invocation& inv) {
   auto plan = cc::derive_cc(cluster, in);
   if (!plan.ok()) return routed_error(flags, kCcRoutes, plan.status(), "cc");
 
-  // The fluid model's check of the plan.
+  // The search on the NIC model (and the paper's fluid model beside it); its
+  // recommendation replaces the defaults in the plan before it is printed.
   std::optional<cc::CcValidation> fluid;
   if (flags.boolean("simulate")) {
     const cc::StartRate rate = cc::start_rate(incast);

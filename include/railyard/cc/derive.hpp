@@ -10,8 +10,10 @@
 //   in.incast = 8;                                    // senders into one port at once
 //   railyard::StatusOr<railyard::cc::CcPlan> plan = railyard::cc::derive_cc(*cluster, in);
 //   // plan->ecn[t].kmin_bytes / kmax_bytes / pmax per egress tier, plan->dcqcn (the
-//   // values), plan->dcqcn_settings[...] {name (rp_*/np_*), value, unit, reason},
-//   // plan->nccl_env[...] {name, value, reason}, plan->pfc_headroom_bytes
+//   // values), plan->dcqcn_settings[...] {name (rp_*/np_*), value, unit, reason}:
+//   // the recommendation (vendor defaults until cc/recommend.hpp's search says
+//   // otherwise); plan->derived_ecn / derived_dcqcn: the rule-derived candidate;
+//   // plan->nccl_env[...] {name, value, reason}, plan->pfc {priority, headroom, ...}
 //
 // Model and rules (assumptions are named; change them in CcInputs):
 // * Path classes: same leaf (1 switch), via a spine (3), via a core (5). One way =
@@ -43,17 +45,19 @@
 //   for lossless Ethernet links" (Cisco Press, Storage Networking, ch. 7). A speed
 //   between two tabulated ones takes the slower one's time (more headroom); a
 //   speed outside 100–400 Gb/s has no published bound here and is an error.
-// * DCQCN: ConnectX defaults (docs/constants.md#dcqcn, parameter names of the mlx5 driver's
-//   cc_params: rp_* reaction point, np_* notification point) with three changes,
-//   chosen with the fluid model (cc/dcqcn_fluid.hpp) and checked by
-//   cc/validate.hpp on every preset: the rate-decrease period is 3 base RTTs,
-//   rounded up to whole µs and never below the 4 µs default (a
-//   cut shows at the queue one RTT later; cutting every 4 µs halves a line-rate
-//   incast several times before the first cut is seen, and the model's rates
-//   collapse), the increase timer is 20 µs (the fastest of a published 400G
-//   tuning's 20–100 µs: recovery after an incast is timer-driven), and the
-//   additive step is 100 Mb/s (50 from incast 32 on, so many flows do not refill
-//   the queue); hyper increase stays 10× additive as by default.
+// * The recommendation (plan->ecn, plan->dcqcn, plan->dcqcn_settings) is the
+//   vendor defaults: ConnectX DCQCN (docs/constants.md#dcqcn, parameter names of
+//   the mlx5 driver's cc_params: rp_* reaction point, np_* notification point)
+//   and the switch ECN curve 150 KB / 1,500 KB / 100 % on every tier. On the NIC
+//   model (cc/dcqcn_nic.hpp, cc/packet_incast.hpp, validated in
+//   docs/cc-validation.md) the defaults absorb an 8:1 line-rate burst without a
+//   PFC pause; formula-derived settings can do worse, so they never replace the
+//   defaults without the search (cc/recommend.hpp, `railyard cc --simulate`).
+// * The rule-derived candidate (plan->derived_ecn, plan->derived_dcqcn): ECN per
+//   tier as above; DCQCN with the rate-decrease period 3 base RTTs (≥ 4 µs), the
+//   increase timer 20 µs and the additive step 100 Mb/s (50 from incast 32 on),
+//   hyper 10× additive — chosen once with the paper's fluid model, whose
+//   vendor-default collapse the NIC model does not reproduce.
 // * HPCC (Li et al., SIGCOMM'19): η 0.95, maxStage 5, W_init = BDP of the longest
 //   path, W_AI = W_init (1 − η) / N, where N is the number of flows sharing a link;
 //   railyard takes the incast N, the flows that share the bottleneck port.

@@ -179,7 +179,8 @@ RAILYARD_LAZY
              "#   https://docs.nvidia.com/networking-ethernet-software/nvue-reference/"
              "Set-and-Unset-Commands/QoS/\n"
              "# Units: thresholds and buffers in bytes (1 KB = 1000 bytes), probability in "
-             "percent, cable length in metres.\n");
+             "percent, cable length in metres.\n",
+             "# Settings: ", plan.recommendation, "\n");
   str_append(out, "nv set qos roce mode lossless  # RoCE lossless profile (mode, no unit)\n");
   str_append(out, "nv set qos mapping default-global trust l3  # trust DSCP (mode, no unit)\n");
   str_append(out, "nv set qos mapping default-global dscp ", kRoceDscp, " switch-priority ", prio,
@@ -377,7 +378,8 @@ RAILYARD_LAZY
   std::string out;
   str_append(
       out,
-      "# railyard cc: NVIDIA ConnectX settings, run as root on every host for every NIC port.\n"
+      "# railyard cc: NVIDIA ConnectX settings, run as root on every host for every NIC port.\n",
+      "# Settings: ", plan.recommendation, "\n"
       "# $IF = the port's netdev (ibdev2netdev), $DEV = its PCI address (e.g. 0000:17:00.0); "
       "railyard does not know host device names.\n"
       "# Sources: mlnx_qos (Mellanox/mlnx-tools); ECN enables (NVIDIA MLNX_EN/DOCA, Explicit "

@@ -22,8 +22,13 @@
 // debugfs names: name, value, unit, reason), HPCC and UEC NSCC; the NCCL
 // environment as `# reason` then `NAME=value` lines (an env file as is; a shell after `export`,
 // or into an env file whose parser strips trailing comments); per-QP rate limits
-// when tenants were given; warnings; with a cc::CcValidation, the fluid-model
-// table (derived vs vendor) and its verdict.
+// when tenants were given; warnings. The recommendation line, the recommended ECN
+// table and DCQCN settings come first, the rule-derived candidate beside them
+// (ECN table with p*, one line of DCQCN changes). With a cc::CcValidation: the
+// NIC model's search (scenarios; per profile and scenario: pauses, paused µs,
+// drops, peak KB, utilization, standing queue KB, Jain, convergence µs; each
+// candidate's verdict; the recommendation), the paper's fluid model (vendor and
+// derived) and the sensitivity table.
 //
 // JSON keys: inputs {cluster, incast, incast_source, buffer_bytes_per_port (null
 // = derived), mtu_bytes, frame_overhead_bytes, switch_mtu_bytes, dt_alpha,
@@ -39,11 +44,18 @@
 // buffer_bytes, usable_bytes, fits, reason}, dcqcn {NAME: {value, unit, reason}},
 // hpcc {...}, nscc {...} (same shape), nccl_env {NAME: {value, reason}} (values
 // are strings, as the environment holds them), rate_limits[] {tenant,
-// kbps_per_qp, reason}, warnings[], and with a cc::CcValidation: fluid {senders,
-// start_fraction, feedback_delay_us, buffer_bytes, duration_us, derived_ok, warnings[],
-// derived/vendor {kmin_bytes, kmax_bytes, pmax, peak_queue_bytes, utilization,
-// steady_utilization, steady_queue_bytes, marked_fraction, convergence_us (null: never),
-// under_buffer}}.
+// kbps_per_qp, reason}, warnings[], derived_ecn_tiers[] {tier, kmin_bytes,
+// kmax_bytes, pmax, pmax_percent, equilibrium_p, fits, reason}, recommendation,
+// derived_dcqcn {NAME: {value, unit, reason}}, and with a cc::CcValidation:
+// validation {senders, start_fraction, base_rtt_us, usable_buffer_bytes,
+// duration_us, readings, scenarios[] {name, description}, candidates[] {name,
+// description, kmin_bytes, kmax_bytes, pmax, no_worse, dominates, metrics[] (per
+// scenario) {pauses, paused_us_max, drops, peak_queue_bytes, utilization,
+// steady_utilization, steady_queue_bytes, jain_fairness, convergence_us (null:
+// never)}}, recommended, reason, fluid {vendor, derived: {peak_queue_bytes,
+// utilization, steady_utilization, steady_queue_bytes, jain_fairness,
+// convergence_us, under_buffer}}, sensitivity[] {variant, recommended, holds},
+// warnings[]}.
 //
 // Numbers are rounded so the bytes are deterministic: bytes to whole bytes,
 // times and lengths to 3 decimals (ns resolution), probabilities to 6
