@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -136,6 +137,16 @@ TEST_CASE("packet incast: lossless with the IEEE headroom, drops without it; pau
   CHECK(r.pauses > 0);
   CHECK(r.paused_us_max > 0);
   CHECK(r.paused_us_total >= r.paused_us_max);
+  REQUIRE(r.paused_us.size() == 64);
+  double sum = 0, most = 0;
+  for (double us : r.paused_us) {
+    CHECK(us >= 0);
+    CHECK(us <= 1'000);
+    sum += us;
+    most = std::max(most, us);
+  }
+  CHECK(sum == doctest::Approx(r.paused_us_total));
+  CHECK(most == r.paused_us_max);
   CHECK(r.drops == 0);
   // The queue cannot exceed the shared buffer plus every port's headroom.
   CHECK(r.peak_queue_bytes <= s.pfc.shared_buffer_bytes + 64 * s.pfc.headroom_bytes);

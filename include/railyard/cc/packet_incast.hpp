@@ -125,6 +125,7 @@ struct PacketIncastResult {
   int64_t pauses = 0;             // XOFF frames sent
   double paused_us_total = 0;     // summed over senders
   double paused_us_max = 0;       // the most-paused sender
+  std::vector<double> paused_us;  // per sender
   int64_t drops = 0;              // headroom overflows
   int64_t cnps = 0;
   int64_t cuts = 0;
@@ -593,6 +594,7 @@ RAILYARD_LAZY
   out.steady_queue_bytes = queue_area / (end - half);
   out.marked_fraction = out.packets > 0 ? static_cast<double>(marked_packets) / static_cast<double>(out.packets) : 0;
   for (const Sender& x : tx) {
+    out.paused_us.push_back(x.paused_us);
     out.paused_us_total += x.paused_us;
     out.paused_us_max = std::max(out.paused_us_max, x.paused_us);
   }

@@ -19,9 +19,11 @@
 //               at line rate at a quarter of the run (N >= 4).
 // Candidates: the vendor defaults (ConnectX DCQCN, switch ECN 150 KB /
 // 1,500 KB / 100 %), the plan's rule-derived set (derived_dcqcn with the
-// derived ECN tiers), and a grid around the defaults: ECN {vendor, derived} ×
-// increase timer {300, 100 µs} × AI/HAI {5/50, 20/200 Mb/s} (the published
-// 400G tuning's range: timer 20–100 µs, AI 8–20 Mb/s).
+// derived ECN tiers), and one knob at a time around the defaults — the derived
+// ECN curve, rate_reduce_monitor_period 8 µs or the derived one, rpg_time_reset
+// 100 or 55 µs, rpg_byte_reset 16 or 64 KiB, AI/HAI 20/200 Mb/s — plus timer
+// 100 µs with AI/HAI 20/200 Mb/s under either ECN curve (the direction of the
+// published 400G tuning: timer 20–100 µs, AI 8–20 Mb/s).
 // A candidate dominates the defaults when, on every scenario, it is no worse on
 // every metric that matters — XOFF frames, the most-paused sender's paused
 // time, drops, peak queue, utilization, Jain's fairness, convergence time —
@@ -94,6 +96,30 @@ RAILYARD_LAZY
          c.convergence_us.value_or(never) <= v.convergence_us.value_or(never);
 }
 
+// The first metric on which c is worse than v (beyond its tolerance), as
+// "utilization 0.84 < 0.92"; empty when c is no worse.
+RAILYARD_LAZY
+[[nodiscard]] std::string first_worse(const IncastMetrics& c, const IncastMetrics& v) {
+  const double never = std::numeric_limits<double>::infinity();
+  auto conv = [](const std::optional<double>& us) {
+    return us ? str_cat(detail::num(*us), " us") : std::string("never");
+  };
+  if (c.pauses > v.pauses) return str_cat("PFC pauses ", c.pauses, " > ", v.pauses);
+  if (c.paused_us_max > v.paused_us_max + kPausedTimeToleranceUs)
+    return str_cat("paused ", detail::num(c.paused_us_max), " us > ", detail::num(v.paused_us_max), " us");
+  if (c.drops > v.drops) return str_cat("drops ", c.drops, " > ", v.drops);
+  if (c.peak_queue_bytes > v.peak_queue_bytes * (1 + kPeakQueueTolerance))
+    return str_cat("peak queue ", detail::num(c.peak_queue_bytes / 1e3), " KB > ",
+                   detail::num(v.peak_queue_bytes / 1e3), " KB");
+  if (c.utilization < v.utilization - kUtilizationTolerance)
+    return str_cat("utilization ", detail::num(c.utilization), " < ", detail::num(v.utilization));
+  if (c.jain_fairness < v.jain_fairness - kFairnessTolerance)
+    return str_cat("Jain ", detail::num(c.jain_fairness), " < ", detail::num(v.jain_fairness));
+  if (c.convergence_us.value_or(never) > v.convergence_us.value_or(never))
+    return str_cat("converged ", conv(c.convergence_us), " after ", conv(v.convergence_us));
+  return {};
+}
+
 // c better than v on some metric by more than its tolerance.
 RAILYARD_LAZY
 [[nodiscard]] bool better_somewhere(const IncastMetrics& c, const IncastMetrics& v) {
@@ -117,6 +143,7 @@ struct CandidateScore {
   std::vector<IncastMetrics> metrics;  // per scenario, in CcSearch::scenarios order
   bool no_worse = true;                // than the defaults, on every scenario
   bool dominates = false;              // no_worse and better somewhere
+  std::string worse;                   // the first scenario and metric where it loses
   double worst_utilization = 0;
 };
 
@@ -209,21 +236,43 @@ RAILYARD_LAZY
                          detail::num(plan.derived_dcqcn.hai_mbps), " Mb/s, derived ECN"),
                  plan.derived_dcqcn, derived_red, true});
   if (!grid) return out;
-  for (int ecn = 0; ecn < 2; ++ecn)
-    for (double timer : {300.0, 100.0})
-      for (double ai : {5.0, 20.0}) {
-        if (ecn == 0 && timer == 300 && ai == 5) continue;  // the defaults
-        DcqcnParams q = vendor;
-        q.increase_timer_us = timer;
-        q.ai_mbps = ai;
-        q.hai_mbps = 10 * ai;
-        out.push_back({str_cat("timer", detail::num(timer), "-ai", detail::num(ai),
-                               ecn ? "-ecn" : ""),
-                       str_cat("ConnectX defaults with timer ", detail::num(timer), " us, AI/HAI ",
-                               detail::num(ai), "/", detail::num(10 * ai), " Mb/s, ",
-                               ecn ? "derived" : "vendor", " ECN"),
-                       q, ecn ? derived_red : vendor_red, ecn == 1});
-      }
+  // One knob at a time around the defaults, then the published 400G tuning's
+  // direction (a faster timer with larger steps) with either ECN curve.
+  auto add = [&](std::string name, std::string what, DcqcnParams q, bool ecn) {
+    out.push_back({std::move(name), str_cat("ConnectX defaults with ", what, ", ",
+                                            ecn ? "derived" : "vendor", " ECN"),
+                   q, ecn ? derived_red : vendor_red, ecn});
+  };
+  add("ecn", "nothing else changed", vendor, true);
+  std::vector<double> periods = {8.0};
+  if (const double derived = plan.derived_dcqcn.decrease_period_us;
+      derived != 8.0 && derived != vendor.decrease_period_us)
+    periods.push_back(derived);
+  for (double period : periods) {
+    DcqcnParams q = vendor;
+    q.decrease_period_us = period;
+    add(str_cat("period", detail::num(period)), str_cat("rate_reduce_monitor_period ", detail::num(period), " us"), q, false);
+  }
+  for (double timer : {100.0, 55.0}) {
+    DcqcnParams q = vendor;
+    q.increase_timer_us = timer;
+    add(str_cat("timer", detail::num(timer)), str_cat("rpg_time_reset ", detail::num(timer), " us"), q, false);
+  }
+  for (double bytes : {16384.0, 65536.0}) {
+    DcqcnParams q = vendor;
+    q.byte_counter_bytes = bytes;
+    const auto b = static_cast<int64_t>(bytes);
+    add(str_cat("bytes", b), str_cat("rpg_byte_reset ", b, " B"), q, false);
+  }
+  {
+    DcqcnParams q = vendor;
+    q.ai_mbps = 20;
+    q.hai_mbps = 200;
+    add("ai20", "AI/HAI 20/200 Mb/s", q, false);
+    q.increase_timer_us = 100;
+    add("timer100-ai20", "rpg_time_reset 100 us, AI/HAI 20/200 Mb/s", q, false);
+    add("timer100-ai20-ecn", "rpg_time_reset 100 us, AI/HAI 20/200 Mb/s", q, true);
+  }
   return out;
 }
 
@@ -257,6 +306,10 @@ RAILYARD_LAZY
     c.worst_utilization = 1;
     for (size_t s = 0; s < out.scenarios.size(); ++s) {
       c.no_worse = c.no_worse && no_worse(c.metrics[s], vendor.metrics[s]);
+      if (c.worse.empty()) {
+        const std::string w = first_worse(c.metrics[s], vendor.metrics[s]);
+        if (!w.empty()) c.worse = str_cat(out.scenarios[s].name, ": ", w);
+      }
       better = better || better_somewhere(c.metrics[s], vendor.metrics[s]);
       c.worst_utilization = std::min(c.worst_utilization, c.metrics[s].utilization);
     }

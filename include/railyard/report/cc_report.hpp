@@ -49,7 +49,8 @@
 // derived_dcqcn {NAME: {value, unit, reason}}, and with a cc::CcValidation:
 // validation {senders, start_fraction, base_rtt_us, usable_buffer_bytes,
 // duration_us, readings, scenarios[] {name, description}, candidates[] {name,
-// description, kmin_bytes, kmax_bytes, pmax, no_worse, dominates, metrics[] (per
+// description, kmin_bytes, kmax_bytes, pmax, no_worse, dominates, worse (the first
+// scenario and metric where it loses; "" when none), metrics[] (per
 // scenario) {pauses, paused_us_max, drops, peak_queue_bytes, utilization,
 // steady_utilization, steady_queue_bytes, jain_fairness, convergence_us (null:
 // never)}}, recommended, reason, fluid {vendor, derived: {peak_queue_bytes,
@@ -258,7 +259,7 @@ void cc_validation_text(std::string& out, const cc::CcValidation& v) {
     str_append(out, "  ", c.candidate.name, ": ", c.candidate.description, " -> ",
                c.dominates ? "beats the defaults"
                : c.no_worse ? "no better than the defaults"
-                            : "worse than the defaults somewhere",
+                            : str_cat("worse (", c.worse, ")"),
                "\n");
   }
   str_append(out, "  recommendation: ", s.recommended == 0 ? std::string("vendor defaults") : s.candidates[s.recommended].candidate.name,
@@ -341,6 +342,7 @@ void cc_validation_json(JsonWriter& w, const cc::CcValidation& v) {
     w.key("pmax").value(cc_round_p(c.candidate.red.pmax));
     w.key("no_worse").value(c.no_worse);
     w.key("dominates").value(c.dominates);
+    w.key("worse").value(c.worse);
     w.key("metrics").begin_array();
     for (const cc::IncastMetrics& m : c.metrics) metrics(m);
     w.end_array();
