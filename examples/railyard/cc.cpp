@@ -36,6 +36,7 @@ constexpr FlagUse kCcFlags[] = {{"cluster"},
                                 {"message-bytes"},
                                 {"simulate"},
                                 {"start-rate"},
+                                {"simulate-ms"},
                                 {"svg"},
                                 {"json"},
                                 defaulted("format", "text"),
@@ -57,7 +58,8 @@ constexpr FieldRoute kCcRoutes[] = {{"incast", {"incast", "collective", "job"}},
                                     {"switch_mtu_bytes", {"switch-mtu"}},
                                     {"switch_ns", {"switch-ns"}},
                                     {"cable_m", {"cable-m"}},
-                                    {"start_fraction", {"start-rate"}}};
+                                    {"start_fraction", {"start-rate"}},
+                                    {"duration_us", {"simulate-ms"}}};
 
 // What --format (or --json) asks for.
 constexpr std::string_view kCcFormats[] = {"text", "json", "nvue", "sonic", "connectx", "nccl-env"};
@@ -87,7 +89,7 @@ Status check_cc_dependencies(const Invocation& inv) {
     RAILYARD_RETURN_IF_ERROR(
         only_with(inv, flag, flags.given("collective"),
                   "needs --collective (without it the incast is the job's whole training step)"));
-  for (std::string_view flag : {"start-rate", "svg"})
+  for (std::string_view flag : {"start-rate", "svg", "simulate-ms"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.boolean("simulate"),
                                        "needs --simulate (the NIC model's search)"));
   return ok_status();
@@ -141,6 +143,12 @@ Outcome run_cc(const Invocation& inv) {
     in.message_bytes = static_cast<double>(*size);
   }
   std::optional<double> given_start;
+  cc::CcValidateOptions simulate_options;
+  if (flags.given("simulate-ms")) {
+    auto ms = parse_decimal_in("simulate_ms", flags.text("simulate-ms"), 0, 100, "ms");
+    if (!ms.ok()) return flag_error(flags, "simulate-ms", ms.status());
+    simulate_options.duration_us = *ms * 1000;
+  }
   if (flags.given("start-rate")) {
     auto given = parse_fraction("start_rate", flags.text("start-rate"));
     if (!given.ok()) return flag_error(flags, "start-rate", given.status());
@@ -191,7 +199,7 @@ Outcome run_cc(const Invocation& inv) {
   if (flags.boolean("simulate")) {
     const cc::StartRate rate = cc::start_rate(incast);
     if (!given_start && !rate.reason.empty()) str_append(ctx.incast_source, "; ", rate.reason);
-    auto checked = cc::validate_cc(*plan, given_start.value_or(rate.fraction));
+    auto checked = cc::validate_cc(*plan, given_start.value_or(rate.fraction), simulate_options);
     if (!checked.ok()) return routed_error(flags, kCcRoutes, checked.status(), "--simulate");
     fluid = *std::move(checked);
     cc::apply_recommendation(*plan, fluid->search);
@@ -218,7 +226,7 @@ const Subcommand kCc{
     "cc",
     "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
     "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
-    "[--start-rate F] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
+    "[--start-rate F] [--simulate-ms MS] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
     "[--switch-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json]",
     "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate limits",
     "The incast (line-rate senders into one port) is --incast, else the job's: with --collective, "

@@ -40,7 +40,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 46> kFlagTable = {{
+constexpr std::array<FlagSpec, 47> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -234,6 +234,10 @@ constexpr std::array<FlagSpec, 46> kFlagTable = {{
      "a/b; default 1 (a synchronized burst), or 1/N when the incast comes from an all-to-all "
      "(each sender splits its NIC over N peers).",
      "--start-rate 1/8"},
+    {"simulate-ms", K::kText, "MS", "5",
+     "cc --simulate: simulated time of each scenario in milliseconds, (0, 100]; longer runs "
+     "see slower dynamics settle, shorter ones answer sooner.",
+     "--simulate-ms 20"},
     {"out", K::kText, "DIR", "",
      "plan: also write every artifact under this directory (created if missing): plan.json, "
      "topo/<host>.xml (NCCL_TOPO_FILE), slurm/topology.conf and topology.yaml, k8s/labels.yaml, "
