@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -163,6 +164,7 @@ class PfcIngress {
     used_ += size;
     if (xoff_at_[i] < 0 && bytes_[i] > threshold()) {
       xoff_at_[i] = bytes_[i];
+      paused_.push_back(port);
       return Admit::kQueuedAndXoff;
     }
     return Admit::kQueued;
@@ -175,13 +177,21 @@ class PfcIngress {
     bytes_[i] = std::max(0.0, bytes_[i] - size);
     used_ = std::max(0.0, used_ - size);
     released_.clear();
-    if (!c_.enabled) return 0;
+    if (!c_.enabled || paused_.empty()) return 0;
     const double th = threshold();
-    for (size_t j = 0; j < bytes_.size(); ++j)
-      if (xoff_at_[j] >= 0 && (bytes_[j] <= 0 || bytes_[j] + c_.xon_offset_bytes <= th)) {
-        xoff_at_[j] = -1;
-        released_.push_back(static_cast<int32_t>(j));
+    // Only paused ports can be released.
+    size_t kept = 0;
+    for (int32_t j : paused_) {
+      const auto k = static_cast<size_t>(j);
+      if (bytes_[k] <= 0 || bytes_[k] + c_.xon_offset_bytes <= th) {
+        xoff_at_[k] = -1;
+        released_.push_back(j);
+      } else {
+        paused_[kept++] = j;
       }
+    }
+    paused_.resize(kept);
+    std::sort(released_.begin(), released_.end());  // XON frames in port order
     return static_cast<int32_t>(released_.size());
   }
   [[nodiscard]] const std::vector<int32_t>& released() const { return released_; }
@@ -191,6 +201,7 @@ class PfcIngress {
   std::vector<double> bytes_;
   std::vector<double> xoff_at_;  // bytes when XOFF was sent; < 0: not paused
   double used_ = 0;
+  std::vector<int32_t> paused_;  // ports with XOFF sent
   std::vector<int32_t> released_;
 };
 
@@ -259,6 +270,42 @@ class SplitMix64Unit {
   uint64_t state_;
 };
 
+// One pending time per slot (a sender's next packet, its NIC's next clock
+// event) with the earliest found in O(1) and updated in O(log slots): a
+// tournament tree, so that rescheduling never leaves stale entries behind.
+class MinSlots {
+ public:
+  static constexpr double kNone = std::numeric_limits<double>::infinity();
+  explicit MinSlots(size_t slots) {
+    while (leaves_ < slots) leaves_ *= 2;
+    key_.assign(leaves_, Key{kNone, 0});
+    win_.assign(2 * leaves_, 0);
+    for (size_t i = 0; i < leaves_; ++i) win_[leaves_ + i] = static_cast<uint32_t>(i);
+    for (size_t i = leaves_; i-- > 1;) win_[i] = better(win_[2 * i], win_[2 * i + 1]);
+  }
+  void set(size_t slot, double t, uint64_t seq) {
+    key_[slot] = Key{t, seq};
+    for (size_t i = (leaves_ + slot) / 2; i >= 1; i /= 2) win_[i] = better(win_[2 * i], win_[2 * i + 1]);
+  }
+  void clear(size_t slot) { set(slot, kNone, 0); }
+  [[nodiscard]] size_t top() const { return win_[1]; }
+  [[nodiscard]] double time(size_t slot) const { return key_[slot].t; }
+  [[nodiscard]] uint64_t seq(size_t slot) const { return key_[slot].seq; }
+
+ private:
+  struct Key {
+    double t;
+    uint64_t seq;
+  };
+  [[nodiscard]] uint32_t better(uint32_t a, uint32_t b) const {
+    const Key &x = key_[a], &y = key_[b];
+    return (x.t < y.t || (x.t == y.t && x.seq <= y.seq)) ? a : b;
+  }
+  size_t leaves_ = 1;
+  std::vector<Key> key_;
+  std::vector<uint32_t> win_;
+};
+
 // Jain's index (Σx)² / (n Σx²); 1 for no flows or no traffic.
 RAILYARD_LAZY
 double jain(const std::vector<double>& x) {
@@ -307,21 +354,62 @@ RAILYARD_LAZY
     uint64_t seq;
     Kind kind;
     int32_t flow;
-    uint32_t gen;  // kSend / kNicClock: stale when != the flow's generation
     bool marked;
   };
   auto later = [](const Event& a, const Event& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; };
   std::priority_queue<Event, std::vector<Event>, decltype(later)> events(later);
   uint64_t seq = 0;
-  auto push = [&](double t, Kind k, int32_t flow, uint32_t gen = 0, bool marked = false) {
-    events.push(Event{t, seq++, k, flow, gen, marked});
+  // Each sender has one pending packet and one pending NIC clock event, kept in
+  // two tournament trees (rescheduling replaces them in place).
+  detail::MinSlots sends(n), clocks(n);
+  auto push = [&](double t, Kind k, int32_t flow, bool marked = false) {
+    events.push(Event{t, seq++, k, flow, marked});
+  };
+  // Events a constant delay after the one being handled arrive in time order:
+  // packets reaching their upstream port (send + constant) and CNPs / mark
+  // notices (departure + constant). They wait in two FIFOs instead of the heap,
+  // which then holds O(senders) events; the merge below keeps the (time,
+  // sequence) order, so results are the same as with one heap.
+  std::deque<Event> to_gate, to_sender;
+  auto delay = [&](std::deque<Event>& line, double t, Kind k, int32_t flow) {
+    line.push_back(Event{t, seq++, k, flow, false});
+  };
+  auto pop_next = [&](Event& out) {
+    const Event* best = events.empty() ? nullptr : &events.top();
+    std::deque<Event>* from = nullptr;
+    for (std::deque<Event>* line : {&to_gate, &to_sender})
+      if (!line->empty() && (best == nullptr || later(*best, line->front()))) {
+        best = &line->front();
+        from = line;
+      }
+    Event slot{};
+    detail::MinSlots* tree = nullptr;
+    for (auto [slots, kind] : {std::pair{&sends, kSend}, std::pair{&clocks, kNicClock}}) {
+      const size_t i = slots->top();
+      if (slots->time(i) == detail::MinSlots::kNone) continue;
+      const Event candidate{slots->time(i), slots->seq(i), kind, static_cast<int32_t>(i), false};
+      if (best == nullptr || later(*best, candidate)) {
+        slot = candidate;
+        best = &slot;
+        tree = slots;
+        from = nullptr;
+      }
+    }
+    if (best == nullptr) return false;
+    out = *best;
+    if (tree != nullptr) {
+      tree->clear(static_cast<size_t>(out.flow));
+    } else if (from != nullptr) {
+      from->pop_front();
+    } else {
+      events.pop();
+    }
+    return true;
   };
 
   struct Sender {
     double next_send = 0;
     double last_send = -1;
-    uint32_t send_gen = 0, clock_gen = 0;
-    double clock_at = std::numeric_limits<double>::infinity();
     bool paused = false;
     bool pause_pending_send = false;  // a send was due while paused
     double paused_since = 0;
@@ -339,16 +427,19 @@ RAILYARD_LAZY
   auto schedule_send = [&](int32_t i, double t) {
     Sender& x = tx[static_cast<size_t>(i)];
     x.next_send = t;
-    ++x.send_gen;
-    if (t < flows[static_cast<size_t>(i)].stop_us && t < end) push(t, kSend, i, x.send_gen);
+    if (t < flows[static_cast<size_t>(i)].stop_us && t < end) {
+      sends.set(static_cast<size_t>(i), t, seq++);
+    } else {
+      sends.clear(static_cast<size_t>(i));
+    }
   };
   auto schedule_clock = [&](int32_t i) {
-    Sender& x = tx[static_cast<size_t>(i)];
     const double at = rp[static_cast<size_t>(i)].next_rate_event_us();
-    if (at == x.clock_at) return;
-    x.clock_at = at;
-    ++x.clock_gen;
-    if (at < end) push(at, kNicClock, i, x.clock_gen);
+    if (at < end) {
+      clocks.set(static_cast<size_t>(i), at, seq++);
+    } else {
+      clocks.clear(static_cast<size_t>(i));
+    }
   };
   // After the RP changed, the next packet leaves one frame time at the new
   // rate after the last one (never in the past).
@@ -432,20 +523,18 @@ RAILYARD_LAZY
   auto start_service = [&](double t) {
     if (busy || count == 0) return;
     busy = true;
-    push(t + serialize_us, kDepart, fifo[head].flow, 0, fifo[head].marked);
+    push(t + serialize_us, kDepart, fifo[head].flow, fifo[head].marked);
   };
 
-  while (!events.empty()) {
-    const Event e = events.top();
+  Event e{};
+  while (pop_next(e)) {
     if (e.t > end) break;
-    events.pop();
     sample_until(e.t);
     account_queue(e.t);
     const auto fi = static_cast<size_t>(e.flow);
     switch (e.kind) {
       case kSend: {
         Sender& x = tx[fi];
-        if (e.gen != x.send_gen) break;
         if (x.paused) {
           x.pause_pending_send = true;
           break;
@@ -454,15 +543,13 @@ RAILYARD_LAZY
         rp[fi].on_bytes_sent(e.t, s.frame_bytes);
         x.last_send = e.t;
         ++sent_packets;
-        push(e.t + s.one_way_us - s.pfc.last_hop_us, kGate, e.flow);
+        delay(to_gate, e.t + s.one_way_us - s.pfc.last_hop_us, kGate, e.flow);
         const double gap = s.frame_bytes / gbps_to_bytes_per_us(rp[fi].rate_gbps());
         schedule_send(e.flow, e.t + gap);
         if (rp[fi].rate_gbps() != before || rp[fi].limited()) schedule_clock(e.flow);
         break;
       }
       case kNicClock: {
-        if (e.gen != tx[fi].clock_gen) break;
-        tx[fi].clock_at = std::numeric_limits<double>::infinity();
         const double before = rp[fi].rate_gbps();
         rp[fi].advance_to(e.t);
         rate_changed(e.flow, e.t, before);
@@ -539,9 +626,9 @@ RAILYARD_LAZY
           if (e.t - last >= nic.min_time_between_cnps_us) {
             last = e.t;
             ++out.cnps;
-            push(e.t + cnp_return, kCnp, p.flow);
+            delay(to_sender, e.t + cnp_return, kCnp, p.flow);
           }
-          if (readings.paper_semantics) push(e.t + cnp_return, kMarkSeen, p.flow);
+          if (readings.paper_semantics) delay(to_sender, e.t + cnp_return, kMarkSeen, p.flow);
         }
         start_service(e.t);
         break;
