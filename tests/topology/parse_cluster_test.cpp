@@ -23,6 +23,26 @@ TEST_CASE("parse_cluster: every preset parses and round-trips through its canoni
   CHECK(parse_cluster(railyard::topology::kDefaultCluster)->oversub == railyard::Ratio{2, 1});
 }
 
+TEST_CASE("parse_cluster: gpu and cpu, with the CPU following the GPU unless given") {
+  using railyard::topology::CpuModel;
+  using railyard::topology::GpuModel;
+  auto h100 = parse_cluster("rail_fat_tree:hosts=64");
+  REQUIRE(h100.ok());
+  CHECK(h100->gpu == GpuModel::kH100);
+  CHECK(h100->cpu == CpuModel::kIntel);
+  CHECK(to_spec_string(*h100).find("gpu=") == std::string::npos);
+  auto amd = parse_cluster("rail_fat_tree:hosts=64,gpu=b200,cpu=amd");
+  REQUIRE(amd.ok());
+  CHECK(railyard::topology::compute_capability(amd->gpu) == 100);
+  CHECK(to_spec_string(*amd).ends_with(",gpu=b200,cpu=amd"));
+  auto gb = parse_cluster("gb200-nvl72-576");
+  REQUIRE(gb.ok());
+  CHECK(gb->gpu == GpuModel::kGb200);
+  CHECK(gb->cpu == CpuModel::kGrace);
+  CHECK(to_spec_string(*gb).ends_with(",gpu=gb200"));
+  CHECK(*parse_cluster(to_spec_string(*gb)) == *gb);
+}
+
 TEST_CASE("parse_cluster: defaults follow docs/cluster-spec.md") {
   auto spec = parse_cluster("rail_fat_tree:hosts=64");
   REQUIRE(spec.ok());
@@ -69,6 +89,9 @@ TEST_CASE("parse_cluster: every bad-input class names its key and value") {
       {"rail_fat_tree:hosts=64,nic_gbps=4e2", "nic_gbps=4e2"},
       {"rail_fat_tree:hosts=64,oversub=two", "oversub=two"},
       {"rail_fat_tree:hosts=64,switch_layout=fancy", "switch_layout=fancy"},
+      {"rail_fat_tree:hosts=64,gpu=h800", "gpu=h800"},
+      {"rail_fat_tree:hosts=64,cpu=power", "cpu=power"},
+      {"rail_fat_tree:hosts=64,gpu=gb200,cpu=amd", "cpu=amd"},
       // zero / negative / out of range
       {"rail_fat_tree:hosts=0", "hosts=0"},
       {"rail_fat_tree:hosts=-4", "hosts=-4"},

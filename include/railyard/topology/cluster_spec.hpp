@@ -40,6 +40,46 @@ enum class SwitchLayout : uint8_t {
   kVms,        // virtual modular switch: spine racks between leaf racks, leaf-spine copper
 };
 
+// The GPU of every host: NCCL's model keys its constants on the compute
+// capability (tuning.cc compCapIndex), and the topology file on the CPU/GPU
+// attachment (GB200/GB300: Grace CPUs, GPUs on NVLink-C2C).
+enum class GpuModel : uint8_t { kH100, kH200, kB200, kB300, kGb200, kGb300, kA100 };
+// The host CPU: NCCL's model keys LL bandwidth and network overhead on it
+// (tuning.cc llMaxBws index1, getNetOverhead); the topology file writes it.
+enum class CpuModel : uint8_t { kIntel, kAmd, kGrace };
+
+inline constexpr std::array<std::string_view, 7> kGpuModelNames = {"h100",  "h200",  "b200", "b300",
+                                                                   "gb200", "gb300", "a100"};
+inline constexpr std::array<std::string_view, 3> kCpuModelNames = {"intel", "amd", "grace"};
+
+[[nodiscard]] constexpr std::string_view to_string(GpuModel g) {
+  return kGpuModelNames[static_cast<size_t>(g)];
+}
+[[nodiscard]] constexpr std::string_view to_string(CpuModel c) {
+  return kCpuModelNames[static_cast<size_t>(c)];
+}
+// CUDA compute capability x 10 (nvidia-smi's compute_cap; NCCL's `sm`).
+[[nodiscard]] constexpr int32_t compute_capability(GpuModel g) {
+  switch (g) {
+    case GpuModel::kA100: return 80;
+    case GpuModel::kH100:
+    case GpuModel::kH200: return 90;
+    case GpuModel::kB200:
+    case GpuModel::kGb200: return 100;
+    case GpuModel::kB300:
+    case GpuModel::kGb300: return 103;
+  }
+  return 90;
+}
+// Grace-Blackwell superchips: the GPU hangs off a Grace CPU over NVLink-C2C.
+[[nodiscard]] constexpr bool grace_superchip(GpuModel g) {
+  return g == GpuModel::kGb200 || g == GpuModel::kGb300;
+}
+// The CPU a host of this GPU has unless the spec says otherwise.
+[[nodiscard]] constexpr CpuModel default_cpu(GpuModel g) {
+  return grace_superchip(g) ? CpuModel::kGrace : CpuModel::kIntel;
+}
+
 inline constexpr std::array<std::string_view, 3> kKindNames = {"rail_fat_tree", "tor_fat_tree",
                                                                "rail_only"};
 inline constexpr std::array<std::string_view, 2> kSwitchLayoutNames = {"reference", "vms"};
@@ -70,6 +110,8 @@ struct ClusterSpec {
   int32_t nvlink_gbps = 3600;  // per-GPU NVLink bandwidth, one direction
   int32_t planes = 1;          // ports per NIC, each in its own plane
   SwitchLayout switch_layout = SwitchLayout::kReference;
+  GpuModel gpu = GpuModel::kH100;
+  CpuModel cpu = CpuModel::kIntel;  // default_cpu(gpu) unless given
 
   friend constexpr bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
 
@@ -79,13 +121,15 @@ struct ClusterSpec {
 };
 
 // The keys parse_cluster() accepts, in canonical order.
-inline constexpr std::array<std::string_view, 14> kClusterKeys = {
+inline constexpr std::array<std::string_view, 16> kClusterKeys = {
     "hosts",        "gpus_per_host", "nics_per_host", "nic_gbps",     "hosts_per_su",
     "switch_radix", "oversub",       "tiers",         "sus_per_pod",  "pod_oversub",
-    "scale_up",     "nvlink_gbps",   "planes",        "switch_layout"};
+    "scale_up",     "nvlink_gbps",   "planes",        "switch_layout", "gpu",
+    "cpu"};
 
 // The canonical spec string: kind and every key in kClusterKeys order (keys at
-// their default for tiers=2, such as sus_per_pod, are left out).
+// their default for tiers=2, such as sus_per_pod, are left out; gpu only when
+// not h100, cpu only when not the GPU's default_cpu).
 RAILYARD_LAZY
 [[nodiscard]] std::string to_spec_string(const ClusterSpec& s) {
   std::string out =
@@ -98,6 +142,8 @@ RAILYARD_LAZY
                s.pod_oversub.up);
   str_append(out, ",scale_up=", s.scale_up, ",nvlink_gbps=", s.nvlink_gbps, ",planes=", s.planes,
              ",switch_layout=", to_string(s.switch_layout));
+  if (s.gpu != GpuModel::kH100) str_append(out, ",gpu=", to_string(s.gpu));
+  if (s.cpu != default_cpu(s.gpu)) str_append(out, ",cpu=", to_string(s.cpu));
   return out;
 }
 
@@ -122,7 +168,7 @@ inline constexpr std::array<Preset, 8> kPresets = {{
      "128 HGX H100 hosts, each NIC 2x200G ports in two separate planes"},
     {"gb200-nvl72-576",
      "rail_fat_tree:hosts=144,gpus_per_host=4,nics_per_host=4,hosts_per_su=18,scale_up=72,"
-     "nvlink_gbps=7200",
+     "nvlink_gbps=7200,gpu=gb200",
      "8 GB200 NVL72 racks (18 hosts x 4 GPUs each), 4x400G rails, one SU per rack"},
     {"h100-16k-3tier", "rail_fat_tree:hosts=2048,tiers=3,sus_per_pod=4",
      "16,384 H100 GPUs: 64 SUs of 32 hosts, pods of 4 SUs, non-blocking 3-tier"},

@@ -86,10 +86,19 @@ RAILYARD_LAZY
   s.planes = as32(planes);
   RAILYARD_ASSIGN_OR_RETURN(int layout, reader.choice("switch_layout", {"reference", "vms"}, 0));
   s.switch_layout = static_cast<SwitchLayout>(layout);
+  RAILYARD_ASSIGN_OR_RETURN(
+      int gpu, reader.choice("gpu", {"h100", "h200", "b200", "b300", "gb200", "gb300", "a100"}, 0));
+  s.gpu = static_cast<GpuModel>(gpu);
+  RAILYARD_ASSIGN_OR_RETURN(int cpu, reader.choice("cpu", {"intel", "amd", "grace"},
+                                                   static_cast<int>(default_cpu(s.gpu))));
+  s.cpu = static_cast<CpuModel>(cpu);
+  if (grace_superchip(s.gpu) && s.cpu != CpuModel::kGrace)
+    return invalid_field("cpu", to_string(s.cpu),
+                         str_cat("a ", to_string(s.gpu), " host's CPU is Grace (cpu=grace)"));
   RAILYARD_RETURN_IF_ERROR(
       reader.finish({"hosts", "gpus_per_host", "nics_per_host", "nic_gbps", "hosts_per_su",
                      "switch_radix", "oversub", "tiers", "sus_per_pod", "pod_oversub", "scale_up",
-                     "nvlink_gbps", "planes", "switch_layout"}));
+                     "nvlink_gbps", "planes", "switch_layout", "gpu", "cpu"}));
   RAILYARD_RETURN_IF_ERROR(check_shape(s));
   return s;
 }
