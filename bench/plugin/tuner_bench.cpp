@@ -113,7 +113,7 @@ void BM_Tuner_Init(benchmark::State& state) {
       state.SkipWithError("create failed");
       return;
     }
-    benchmark::DoNotOptimize(core->coefficients(4, 1, 2));
+    benchmark::DoNotOptimize(core->scale(4, 1, 2, size_t{1} << 20, 1));
   }
   const railyard::bench::AllocSnapshot after = railyard::bench::alloc_snapshot();
   state.counters["allocs_per_init"] = static_cast<double>(after.allocations - before.allocations) /

@@ -36,7 +36,7 @@ const nccl::TunerV5 ncclTunerPlugin_v5 = {rp::kTunerPluginName, rp::tuner_init_v
 
 // NCCL 2.24 .. 2.27.
 RAILYARD_TUNER_EXPORT extern const nccl::TunerV4 ncclTunerPlugin_v4;
-const nccl::TunerV4 ncclTunerPlugin_v4 = {rp::kTunerPluginName, rp::tuner_init_v3,
+const nccl::TunerV4 ncclTunerPlugin_v4 = {rp::kTunerPluginName, rp::tuner_init_v4,
                                           rp::tuner_get_coll_info_v4, rp::tuner_finalize};
 
 // NCCL 2.22, 2.23.

@@ -125,10 +125,6 @@ std::optional<int64_t> gpus_of(std::string_view spec) {
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-bool close(double got, double want) {
-  return std::fabs(got - want) <= 1e-5 * std::max(1.0, std::fabs(want));
-}
-
 // Small clusters of every kind (rail, ToR, rail-only, multi-plane, 3 tiers,
 // NVLink domains across hosts) the ABI targets pick from.
 constexpr std::array<const char*, 7> kSmallClusters = {
@@ -194,31 +190,28 @@ void check_fill(const rt::TunerCore* core, const std::vector<rt::TuningRule>& ru
     }
     const bool in_model = tuned && a < std::min(num_algo, nccl::kNumAlgorithms) &&
                           p < std::min(num_proto, nccl::kNumProtocols);
-    const rt::CostCoefficients k =
-        in_model ? core->coefficients(coll, a, p) : rt::CostCoefficients{};
-    if (in_model && k.modeled()) {
-      RAILYARD_FUZZ_CHECK(
-          close(after[i],
-                k.alpha_us + static_cast<double>(static_cast<float>(bytes)) * k.us_per_byte),
-          "a modeled cell holds alpha + bytes x beta");
+    const float scale = in_model ? core->scale(coll, a, p, bytes, pipe_ops) : 1.0f;
+    if (in_model && before[i] > 0.0f && scale != 1.0f) {
+      RAILYARD_FUZZ_CHECK(same_bits(after[i], before[i] * scale),
+                          "an allowed cell is NCCL's cost times railyard's ratio");
     } else {
       RAILYARD_FUZZ_CHECK(same_bits(before[i], after[i]),
-                          "cells the model does not cover keep NCCL's value");
+                          "forced, unscaled and uncovered cells keep NCCL's value");
     }
   }
 }
 
-// Every modeled coefficient is finite and non-negative, so no cost can be.
+// Every ratio the model applies is finite and positive, whatever NCCL's
+// constants were.
 void check_model(const rt::TunerCore& core) {
   for (int c = 0; c < nccl::kNumTunedFunctions; ++c)
     for (int a = 0; a < nccl::kNumAlgorithms; ++a)
-      for (int p = 0; p < nccl::kNumProtocols; ++p) {
-        const rt::CostCoefficients k = core.coefficients(c, a, p);
-        if (!k.modeled()) continue;
-        RAILYARD_FUZZ_CHECK(std::isfinite(k.alpha_us) && k.alpha_us >= 0 &&
-                                std::isfinite(k.us_per_byte) && k.us_per_byte >= 0,
-                            "model coefficients are finite and non-negative");
-      }
+      for (int p = 0; p < nccl::kNumProtocols; ++p)
+        for (size_t bytes : {size_t{0}, size_t{1} << 10, size_t{1} << 30})
+          for (int ops : {1, 9}) {
+            const float r = core.scale(c, a, p, bytes, ops);
+            RAILYARD_FUZZ_CHECK(std::isfinite(r) && r > 0.0f, "ratios are finite and positive");
+          }
 }
 
 }  // namespace
@@ -375,12 +368,14 @@ std::optional<std::string> spec_line(std::string_view text) {
 
 // Whether TunerCore::create accepts this communicator, predicted from its
 // documented rules: one spec line, nRanks in [1, 2^30] (NCCL's size_t is
-// clamped to 2^40 first), nNodes in [1, nRanks] and <= hosts, at most
-// gpus_per_host ranks per node, and RAILYARD_HOSTS (when it has nNodes
-// entries) inside the cluster.
+// clamped to 2^40 first), nNodes in [1, nRanks]; ranks per node (raised to
+// NCCL's max ranks per NVLink domain when given) at most a host's GPUs, or with
+// multi-node NVLink at most one NVLink domain, whose hosts the nodes then take;
+// RAILYARD_HOSTS, when it has one entry per host the nodes take, inside the
+// cluster and each node's hosts in one NVLink domain (another length: ignored).
 bool tuner_should_model(const std::optional<std::string>& cluster,
                         const std::optional<std::string>& hosts_env, size_t n_ranks,
-                        size_t n_nodes) {
+                        size_t n_nodes, const nccl::NvlDomainInfoV5* nvl) {
   if (!cluster) return false;
   const std::optional<std::string> line = spec_line(*cluster);
   if (!line) return false;
@@ -390,24 +385,37 @@ bool tuner_should_model(const std::optional<std::string>& cluster,
   if (!d.ok()) return false;
   const auto ranks = static_cast<int64_t>(std::min<size_t>(n_ranks, size_t{1} << 40));
   const auto nodes = static_cast<int64_t>(std::min<size_t>(n_nodes, size_t{1} << 40));
-  if (ranks < 1 || ranks > (int64_t{1} << 30) || nodes < 1 || nodes > ranks || nodes > d->hosts())
-    return false;
-  if ((ranks + nodes - 1) / nodes > d->gpus_per_host()) return false;
+  if (ranks < 1 || ranks > (int64_t{1} << 30) || nodes < 1 || nodes > ranks) return false;
+  int64_t per_node = (ranks + nodes - 1) / nodes;
+  if (nvl != nullptr && nvl->max_ranks_per_nvl_domain > per_node)
+    per_node = nvl->max_ranks_per_nvl_domain;
+  int64_t hosts_per_node = 1, stride = 1;
+  if (per_node > d->gpus_per_host()) {
+    if (per_node > spec->scale_up) return false;
+    hosts_per_node = (per_node + d->gpus_per_host() - 1) / d->gpus_per_host();
+    stride = d->hosts_per_domain();
+  }
+  if (nodes * hosts_per_node > d->hosts()) return false;
+  std::optional<std::vector<railyard::HostId>> hosts;
   if (hosts_env) {
-    const auto hosts = railyard::parse_host_list("RAILYARD_HOSTS", *hosts_env);
-    if (!hosts.ok()) return false;
-    if (static_cast<int64_t>(hosts->size()) == nodes)
-      for (railyard::HostId h : *hosts)
-        if (h.value() >= d->hosts()) return false;
+    auto parsed = railyard::parse_host_list("RAILYARD_HOSTS", *hosts_env);
+    if (!parsed.ok()) return false;
+    if (static_cast<int64_t>(parsed->size()) == nodes * hosts_per_node) hosts = *parsed;
+  }
+  if (!hosts) return nodes * stride <= d->hosts();
+  for (size_t i = 0; i < hosts->size(); ++i) {
+    if ((*hosts)[i].value() >= d->hosts()) return false;
+    const size_t first = i - i % static_cast<size_t>(hosts_per_node);
+    if (d->domain_of((*hosts)[i]) != d->domain_of((*hosts)[first])) return false;
   }
   return true;
 }
 
 }  // namespace
 
-// The tuner adapters v3..v6 with decoded arguments: init never fails and
-// logs exactly one TUNING line (INFO with a model, WARN without), the model
-// exists exactly when the communicator is valid for the cluster, getCollInfo
+// The tuner adapters v3..v6 with decoded arguments: init succeeds exactly when
+// the communicator is valid for the cluster (else ncclInvalidUsage, never a
+// crash) and logs exactly one TUNING line (INFO with a model, WARN without), getCollInfo
 // returns ncclSuccess for any arguments and changes only what the cost-table
 // contract allows, v5's constants are left alone, and finalize frees it all.
 RAILYARD_FUZZ_TARGET(tuner_abi) {
@@ -443,23 +451,32 @@ RAILYARD_FUZZ_TARGET(tuner_abi) {
   nccl::Result init_result = nccl::Result::kInternalError;
   if (cluster_mode == 0) {
     // The real adapters, reading the process environment.
-    init_result = version <= 4 ? rp::tuner_init_v3(n_ranks, n_nodes, log, &context)
-                               : rp::tuner_init_v5(&context, comm_id, n_ranks, n_nodes, log,
-                                                   with_nvl ? &nvl : nullptr, &constants);
+    init_result = version == 3   ? rp::tuner_init_v3(n_ranks, n_nodes, log, &context)
+                  : version == 4 ? rp::tuner_init_v4(n_ranks, n_nodes, log, &context)
+                                 : rp::tuner_init_v5(&context, comm_id, n_ranks, n_nodes, log,
+                                                     with_nvl ? &nvl : nullptr, &constants);
     nccl::TunerConstantsV5 untouched;
     std::memset(&untouched, 0x5A, sizeof untouched);
     RAILYARD_FUZZ_CHECK(std::memcmp(&constants, &untouched, sizeof constants) == 0,
                         "init leaves NCCL's constants alone");
   } else {
-    init_result = rp::tuner_init(&context, comm_id, n_ranks, n_nodes, log,
-                                 version >= 5 && with_nvl ? &nvl : nullptr, env);
+    init_result =
+        rp::tuner_init(&context, comm_id, n_ranks, n_nodes, log,
+                       version >= 5 && with_nvl ? &nvl : nullptr,
+                       version >= 5 ? &constants : nullptr,
+                       version == 3 ? rt::NcclRelease::k2_23 : rt::NcclRelease::k2_27, env);
   }
-  RAILYARD_FUZZ_CHECK(init_result == nccl::Result::kSuccess, "init never fails a communicator");
   RAILYARD_FUZZ_CHECK(context != nullptr, "init always hands out a context");
   const auto* ctx = static_cast<const rp::TunerPluginContext*>(context);
+  RAILYARD_FUZZ_CHECK(ctx->core.has_value() == (init_result == nccl::Result::kSuccess),
+                      "init succeeds exactly when it has a model");
+  RAILYARD_FUZZ_CHECK(init_result == nccl::Result::kSuccess ||
+                          init_result == nccl::Result::kInvalidUsage,
+                      "a failed init says the usage is wrong");
   if (cluster_mode != 0) {
     RAILYARD_FUZZ_CHECK(
-        ctx->core.has_value() == tuner_should_model(env.cluster, env.hosts, n_ranks, n_nodes),
+        ctx->core.has_value() == tuner_should_model(env.cluster, env.hosts, n_ranks, n_nodes,
+                                                    version >= 5 && with_nvl ? &nvl : nullptr),
         "a model exactly for valid communicators");
   }
   if (with_logger) {
@@ -467,12 +484,13 @@ RAILYARD_FUZZ_TARGET(tuner_abi) {
     const LogLine& l = tuner_log().front();
     RAILYARD_FUZZ_CHECK((l.flags & nccl::kLogTuning) != 0, "under NCCL_DEBUG_SUBSYS=TUNING");
     RAILYARD_FUZZ_CHECK(l.level == (ctx->core ? nccl::LogLevel::kInfo : nccl::LogLevel::kWarn),
-                        "INFO with a model, WARN when passing through");
+                        "INFO with a model, WARN when failing init");
     RAILYARD_FUZZ_CHECK(l.text.rfind("railyard tuner: ", 0) == 0);
   }
   if (ctx->core) check_model(*ctx->core);
-  RAILYARD_FUZZ_CHECK(rp::tuner_init(nullptr, comm_id, n_ranks, n_nodes, nullptr, nullptr, env) ==
-                      nccl::Result::kSuccess);
+  RAILYARD_FUZZ_CHECK(rp::tuner_init(nullptr, comm_id, n_ranks, n_nodes, nullptr, nullptr,
+                                     nullptr, rt::NcclRelease::k2_30,
+                                     env) == nccl::Result::kInvalidArgument);
 
   const std::vector<rt::TuningRule> no_rules;
   for (int call = 0; call < 8 && !in.empty(); ++call) {

@@ -26,6 +26,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "railyard/plugin/nccl_tuner_abi.hpp"
+#include "railyard/topology/cluster_spec.hpp"
+#include "railyard/topology/parse_cluster.hpp"
+#include "railyard/tune/model.hpp"
+#include "railyard/tune/nccl_model.hpp"
 
 #ifndef RAILYARD_TUNER_LIBRARY
 #error "RAILYARD_TUNER_LIBRARY must name the built libnccl-tuner-railyard.so"
@@ -260,6 +264,16 @@ int64_t drive(const Tuner& tuner, void* ctx, int calls, uint64_t seed, bool expe
 
 constexpr const char* kCluster = "h100-1024-2to1";
 
+// NCCL 2.30's default constants, as NCCL hands them to a v5/v6 init.
+nccl::TunerConstantsV5 nccl_constants() {
+  const railyard::tune::NcclConstants k =
+      railyard::tune::nccl_release_constants(railyard::tune::NcclRelease::k2_30);
+  nccl::TunerConstantsV5 out;
+  static_assert(sizeof out == sizeof k);
+  std::memcpy(&out, &k, sizeof out);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("tuner_harness: NCCL's probe order finds v6 first, and every version is exported") {
@@ -284,26 +298,29 @@ TEST_CASE("tuner_harness: NCCL's probe order finds v6 first, and every version i
   CHECK(absl::StrCat("host ", 3) == "host 3");  // this process's own Abseil still works
 }
 
-TEST_CASE("tuner_harness: every version fills allowed entries and never touches -1 ones") {
+TEST_CASE("tuner_harness: every version scales allowed entries and never touches -1 ones") {
   Library lib;
   ScopedEnv cluster("RAILYARD_CLUSTER", kCluster);
   ScopedEnv file("RAILYARD_CLUSTER_FILE", std::nullopt);
   ScopedEnv rules("NCCL_TUNER_CONFIG_FILE", std::nullopt);
   ScopedEnv hosts("RAILYARD_HOSTS", std::nullopt);
+  ScopedEnv digest("RAILYARD_TUNER_DIGEST", std::nullopt);
   for (int v : kVersions) {
     CAPTURE(v);
     log_records().clear();
     const Tuner t = resolve(lib, v);
     void* ctx = nullptr;
-    nccl::NvlDomainInfoV5 nvl{8, 8, 8};
-    nccl::TunerConstantsV5 constants{};
-    constants.base_latencies[1][2] = 8.4;
+    nccl::NvlDomainInfoV5 nvl{64, 8, 8};
+    nccl::TunerConstantsV5 constants = nccl_constants();
     const nccl::TunerConstantsV5 constants_before = constants;
-    REQUIRE(t.init(&ctx, 64, 8, &nvl, &constants) == nccl::Result::kSuccess);
+    // 512 ranks on hosts 0-63: two SUs, so rings and trees cross the spine.
+    REQUIRE(t.init(&ctx, 512, 64, &nvl, &constants) == nccl::Result::kSuccess);
     REQUIRE(ctx != nullptr);
     CHECK(std::memcmp(&constants, &constants_before, sizeof constants) == 0);
     CHECK(logged(nccl::LogLevel::kInfo, "railyard tuner: comm"));
     CHECK(logged(nccl::LogLevel::kInfo, kCluster));
+    CHECK(logged(nccl::LogLevel::kInfo,
+                 v >= 5 ? "NCCL's constants" : v == 4 ? "NCCL 2.27 default" : "NCCL 2.23 default"));
     CHECK_FALSE(logged(nccl::LogLevel::kWarn, ""));
     const int64_t changed = drive(t, ctx, 4000, 17 + static_cast<uint64_t>(v), false);
     CHECK(changed > 1000);
@@ -311,10 +328,11 @@ TEST_CASE("tuner_harness: every version fills allowed entries and never touches 
   }
 }
 
-TEST_CASE("tuner_harness: a broken or missing cluster leaves NCCL's table bit-identical") {
+TEST_CASE("tuner_harness: a broken or missing input fails init, loudly, on every version") {
   Library lib;
   ScopedEnv rules("NCCL_TUNER_CONFIG_FILE", std::nullopt);
   ScopedEnv hosts("RAILYARD_HOSTS", std::nullopt);
+  ScopedEnv digest("RAILYARD_TUNER_DIGEST", std::nullopt);
   struct Case {
     std::optional<std::string> cluster, file;
     size_t ranks, nodes;
@@ -325,7 +343,7 @@ TEST_CASE("tuner_harness: a broken or missing cluster leaves NCCL's table bit-id
       {"no-such-preset", std::nullopt, 64, 8, "no-such-preset"},
       {std::nullopt, "/nonexistent/railyard-cluster.txt", 64, 8, "cannot open"},
       {std::nullopt, std::nullopt, 64, 8, "neither RAILYARD_CLUSTER nor RAILYARD_CLUSTER_FILE"},
-      {kCluster, std::nullopt, 2048, 256, "exceeds the cluster's 128 hosts"},
+      {kCluster, std::nullopt, 2048, 256, "exceed the cluster's 128 hosts"},
       {kCluster, std::nullopt, 640, 8, "ranks per node exceed"},
   };
   for (const Case& c : cases) {
@@ -338,15 +356,135 @@ TEST_CASE("tuner_harness: a broken or missing cluster leaves NCCL's table bit-id
       const Tuner t = resolve(lib, v);
       void* ctx = nullptr;
       nccl::NvlDomainInfoV5 nvl{static_cast<int>(c.nodes), 8, 8};
-      nccl::TunerConstantsV5 constants{};
-      REQUIRE(t.init(&ctx, c.ranks, c.nodes, &nvl, &constants) == nccl::Result::kSuccess);
-      REQUIRE(ctx != nullptr);
+      nccl::TunerConstantsV5 constants = nccl_constants();
+      CHECK(t.init(&ctx, c.ranks, c.nodes, &nvl, &constants) == nccl::Result::kInvalidUsage);
+      REQUIRE(ctx != nullptr);  // NCCL may still call finalize
       CHECK(logged(nccl::LogLevel::kWarn, c.warning));
-      CHECK(logged(nccl::LogLevel::kWarn, "leaving NCCL's tuning untouched"));
-      drive(t, ctx, 500, 99, true);
+      CHECK(logged(nccl::LogLevel::kWarn, "failing this communicator's init"));
       CHECK(t.finalize(ctx) == nccl::Result::kSuccess);
     }
   }
+}
+
+// N ranks of one communicator, each with its own environment, run in turn
+// through the library as NCCL runs them: init, then the same sequence of
+// getCollInfo calls on the same NCCL tables. Every rank's picks are recorded.
+struct RankRun {
+  bool init_ok = false;
+  std::vector<std::pair<int, int>> picks;
+  std::vector<float> costs;  // every table as the rank handed it back to NCCL
+};
+struct RankEnv {
+  std::optional<std::string> cluster, cluster_file, rules_file, hosts, digest;
+};
+RankRun run_rank(const Library& lib, const RankEnv& e) {
+  ScopedEnv cluster("RAILYARD_CLUSTER", e.cluster);
+  ScopedEnv file("RAILYARD_CLUSTER_FILE", e.cluster_file);
+  ScopedEnv rules("NCCL_TUNER_CONFIG_FILE", e.rules_file);
+  ScopedEnv hosts("RAILYARD_HOSTS", e.hosts);
+  ScopedEnv digest("RAILYARD_TUNER_DIGEST", e.digest);
+  const Tuner t = resolve(lib, 6);
+  void* ctx = nullptr;
+  nccl::NvlDomainInfoV5 nvl{64, 8, 8};
+  nccl::TunerConstantsV5 constants = nccl_constants();
+  RankRun run;
+  run.init_ok = t.init(&ctx, 512, 64, &nvl, &constants) == nccl::Result::kSuccess;
+  if (run.init_ok) {
+    std::mt19937_64 rng(7);  // NCCL's tables: the same on every rank
+    for (int i = 0; i < 600; ++i) {
+      const auto coll = static_cast<nccl::Func>(i % 5);
+      CostTable table = nccl_like_table(rng, 7, coll);
+      int channels = 0;
+      REQUIRE(t.get(ctx, coll, size_t{1} << (i % 34), 1 + i % 3, table.cells.data(), 7, 3, 0,
+                    &channels) == nccl::Result::kSuccess);
+      run.picks.push_back(pick(table));
+      run.costs.insert(run.costs.end(), table.cells.begin(), table.cells.end());
+    }
+  }
+  CHECK(t.finalize(ctx) == nccl::Result::kSuccess);
+  return run;
+}
+
+TEST_CASE("tuner_harness: eight ranks, one misconfigured: they never disagree silently") {
+  Library lib;
+  const std::string cluster_path = "tuner_harness_cluster.txt";
+  const std::string other_cluster_path = "tuner_harness_cluster_other.txt";
+  const std::string rules_path = "tuner_harness_ranks.conf";
+  const std::string other_rules_path = "tuner_harness_ranks_other.conf";
+  const std::string bad_rules_path = "tuner_harness_ranks_bad.conf";
+  std::ofstream(cluster_path) << "# the job's cluster\nh100-1024-2to1\n";
+  std::ofstream(other_cluster_path) << "rail_fat_tree:hosts=128,tiers=3,sus_per_pod=1\n";
+  const std::string rules = "allreduce,0,65536,tree,ll,-1,-1,-1\n";
+  std::ofstream(rules_path) << rules;
+  std::ofstream(other_rules_path) << "allreduce,0,65536,ring,ll,-1,-1,-1\n";
+  std::ofstream(bad_rules_path) << rules << "allreduce,0,65536,tree,ll,-1,-1\n";
+  const std::string hosts = "0-31,64-95";
+  auto spec = railyard::topology::parse_cluster("h100-1024-2to1");
+  REQUIRE(spec.ok());
+  auto digest = railyard::tune::tuner_input_digest(railyard::topology::to_spec_string(*spec),
+                                                   hosts, rules);
+  REQUIRE(digest.ok());
+  // What every rank is given, as `railyard plan --out` writes it (nccl.env).
+  const RankEnv good{std::nullopt, cluster_path, rules_path, hosts,
+                     railyard::tune::format_digest(*digest)};
+  struct Broken {
+    std::string what;
+    RankEnv env;
+  };
+  std::vector<Broken> broken;
+  auto with = [&](std::string what, auto change) {
+    RankEnv e = good;
+    change(e);
+    broken.push_back({std::move(what), e});
+  };
+  with("cluster file missing on the node", [](RankEnv& e) { e.cluster_file = "/nonexistent/c"; });
+  with("no cluster variable", [](RankEnv& e) { e.cluster_file.reset(); });
+  with("another cluster in the node's file",
+       [&](RankEnv& e) { e.cluster_file = other_cluster_path; });
+  with("another cluster in the environment", [](RankEnv& e) {
+    e.cluster_file.reset();
+    e.cluster = "h100-1024";
+  });
+  with("rules file missing", [](RankEnv& e) { e.rules_file = "/nonexistent/rules"; });
+  with("other rules", [&](RankEnv& e) { e.rules_file = other_rules_path; });
+  with("a rule line NCCL's example tuner would skip",
+       [&](RankEnv& e) { e.rules_file = bad_rules_path; });
+  with("no rules file", [](RankEnv& e) { e.rules_file.reset(); });
+  with("other hosts", [](RankEnv& e) { e.hosts = "0-63"; });
+  with("no host list", [](RankEnv& e) { e.hosts.reset(); });
+  with("a malformed host list", [](RankEnv& e) { e.hosts = "0-31,x"; });
+  with("another digest", [](RankEnv& e) { e.digest = "0000000000000000"; });
+  with("a malformed digest", [](RankEnv& e) { e.digest = "railyard"; });
+
+  const RankRun reference = run_rank(lib, good);
+  REQUIRE(reference.init_ok);
+  for (const Broken& b : broken) {
+    CAPTURE(b.what);
+    std::vector<RankRun> ranks;
+    for (int r = 0; r < 8; ++r) ranks.push_back(run_rank(lib, r == 3 ? b.env : good));
+    bool any_failed = false, all_agree = true;
+    for (const RankRun& r : ranks) {
+      any_failed = any_failed || !r.init_ok;
+      if (r.init_ok)
+        all_agree = all_agree && r.picks == reference.picks && r.costs == reference.costs;
+    }
+    // Loud (NCCL fails the communicator) or in agreement: never silent divergence.
+    CHECK((any_failed || all_agree));
+    CHECK(any_failed);  // each of these is a misconfiguration the digest or a check catches
+  }
+  // Without RAILYARD_TUNER_DIGEST a node whose cluster file says something else
+  // hands NCCL other costs (and, where NCCL's own are close, other picks); that
+  // is why the deployment (plan --out) sets it.
+  RankEnv no_digest = good;
+  no_digest.digest.reset();
+  RankEnv other = no_digest;
+  other.cluster_file = other_cluster_path;
+  const RankRun a = run_rank(lib, no_digest), b = run_rank(lib, other);
+  CHECK((a.init_ok && b.init_ok));
+  CHECK(a.costs != b.costs);
+  for (const std::string& p :
+       {cluster_path, other_cluster_path, rules_path, other_rules_path, bad_rules_path})
+    std::remove(p.c_str());
 }
 
 TEST_CASE("tuner_harness: two communicators in one process keep separate state") {
@@ -355,6 +493,7 @@ TEST_CASE("tuner_harness: two communicators in one process keep separate state")
   ScopedEnv file("RAILYARD_CLUSTER_FILE", std::nullopt);
   ScopedEnv rules("NCCL_TUNER_CONFIG_FILE", std::nullopt);
   ScopedEnv hosts("RAILYARD_HOSTS", std::nullopt);
+  ScopedEnv digest("RAILYARD_TUNER_DIGEST", std::nullopt);
   for (int v : kVersions) {
     CAPTURE(v);
     const Tuner t = resolve(lib, v);
@@ -390,8 +529,7 @@ TEST_CASE("tuner_harness: NCCL_TUNER_CONFIG_FILE rules force entries and set cha
     std::ofstream out(path);
     out << "# railyard harness rules\n"
            "allreduce,0,65536,tree,ll,4,-1,-1\n"
-           "alreduce,0,65536,ring,ll,4,-1,-1\n"  // bad token: reported, skipped
-           "allgather,0,-1,ring,simple,-1,8,64,-1,1\n";
+           "allgather,0,-1,ring,simple,-1,64,512,-1,1\n";
   }
   Library lib;
   ScopedEnv cluster("RAILYARD_CLUSTER", kCluster);
@@ -403,9 +541,9 @@ TEST_CASE("tuner_harness: NCCL_TUNER_CONFIG_FILE rules force entries and set cha
     log_records().clear();
     const Tuner t = resolve(lib, v);
     void* ctx = nullptr;
-    nccl::NvlDomainInfoV5 nvl{8, 8, 8};
-    REQUIRE(t.init(&ctx, 64, 8, &nvl, nullptr) == nccl::Result::kSuccess);
-    CHECK(logged(nccl::LogLevel::kWarn, "line 3: token 'alreduce'"));
+    nccl::NvlDomainInfoV5 nvl{64, 8, 8};
+    nccl::TunerConstantsV5 constants = nccl_constants();
+    REQUIRE(t.init(&ctx, 512, 64, &nvl, &constants) == nccl::Result::kSuccess);
     CHECK(logged(nccl::LogLevel::kInfo, "2 of 2 rules"));
     CostTable table;
     table.cells.fill(50.0f);
@@ -428,6 +566,20 @@ TEST_CASE("tuner_harness: NCCL_TUNER_CONFIG_FILE rules force entries and set cha
     REQUIRE(t.get(ctx, nccl::Func::kAllGather, size_t{1} << 30, 1, table.cells.data(), 7, 3, 1,
                   &channels) == nccl::Result::kSuccess);
     CHECK((table.at(nccl::kAlgoRing, nccl::kProtoSimple) == 0.0f) == (v != 3));
+    CHECK(t.finalize(ctx) == nccl::Result::kSuccess);
+  }
+  // A line NCCL's example tuner would skip fails init: another node's file
+  // without it would make the ranks disagree.
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "alreduce,0,65536,ring,ll,4,-1,-1\n";
+  }
+  for (int v : kVersions) {
+    log_records().clear();
+    const Tuner t = resolve(lib, v);
+    void* ctx = nullptr;
+    CHECK(t.init(&ctx, 512, 64, nullptr, nullptr) == nccl::Result::kInvalidUsage);
+    CHECK(logged(nccl::LogLevel::kWarn, "line 4: token 'alreduce'"));
     CHECK(t.finalize(ctx) == nccl::Result::kSuccess);
   }
   std::remove(path.c_str());

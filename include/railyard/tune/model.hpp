@@ -1,98 +1,72 @@
-// railyard/tune/model.hpp — railyard's NCCL tuning model: a per-communicator cost
-// model built once from the cluster spec and filled into NCCL's cost table on
-// every collective (the C-ABI adapters around it are plugin/tuner.hpp).
+// railyard/tune/model.hpp — railyard's NCCL tuning model: NCCL's own cost model
+// (nccl_model.hpp) with the fabric above the NIC put in, built once per
+// communicator and applied to NCCL's cost table on every collective (the C-ABI
+// adapters around it are plugin/tuner.hpp).
 //
 //   namespace nccl = railyard::tune::nccl;
 //   railyard::tune::TunerOptions o;
 //   o.cluster = "h100-1024-2to1";                     // or a cluster file's text
 //   o.ranks = 512;                                     // NCCL's nRanks, nNodes
 //   o.nodes = 64;
+//   o.constants = nccl_constants;                      // what NCCL passed (v5, v6)
 //   auto core = railyard::tune::TunerCore::create(o);
 //   if (!core.ok()) return core.status();              // names the bad field and value
-//   float table[nccl::kNumAlgorithms][nccl::kNumProtocols];  // NCCL's, -1 = not allowed
+//   float table[nccl::kNumAlgorithms][nccl::kNumProtocols];  // NCCL's own costs, -1 = ignore
 //   int channels = 0;
 //   core->fill_cost_table(nccl::Func::kAllReduce, size_t{1} << 28, /*num_pipe_ops=*/1,
 //                         &table[0][0], nccl::kNumAlgorithms, nccl::kNumProtocols,
-//                         /*reg_buff=*/0, &channels);  // µs per allowed entry
+//                         /*reg_buff=*/0, &channels);
 //
-// What NCCL cannot see and railyard can: which hosts share a leaf, an SU or a pod,
-// how many uplinks each leaf and spine has (oversubscription), how many NICs and
-// planes a host has and which of them the communicator's ranks use, and NVLink
-// domains that span hosts. The model uses exactly that.
+// How a cost is changed. NCCL fills its cost table with its own model before it
+// asks the tuner (src/enqueue.cc ncclGetAlgoInfo: updateCollCostTable, then
+// getCollInfo), and that table already holds everything NCCL knows and railyard
+// does not: the graphs its search found, the constants it runs with, the
+// entries it does not allow (-1) and the penalties it applies (fp8 ring on more
+// than 8 ranks costs 1024x). railyard runs NCCL's model twice on its estimate
+// of the communicator (nccl_model.hpp, estimate_nccl_graphs): once as NCCL sees
+// the fabric (a flat network behind each NIC) and once with the fabric railyard
+// knows, and multiplies each allowed entry by
 //
-// Placement. Node i of the communicator runs on host hosts[i] (TunerOptions::hosts,
-// e.g. from RAILYARD_HOSTS) or, without a list, on host i: nNodes consecutive hosts
-// from host 0, which is SU- and pod-aligned (the best case a scheduler can give).
-// A node's ranks sit on GPUs 0..ppn-1 (ppn = ceil(nRanks / nNodes)); they use the
-// NICs of those GPUs (descriptor nic_of_gpu), on every plane. Nodes of one NVLink
-// domain (the cluster's scale_up, or NCCL's NVL domain info on v5+, which wins
-// because it says what NCCL really uses) talk over NVLink.
+//     railyard_time(bytes, numPipeOps) / nccl_view_time(bytes, numPipeOps).
 //
-// Cost of one entry: time_us(nBytes) = alpha + nBytes * beta, with alpha and beta
-// computed at init for every (collective, algorithm, protocol); the hot path is a
-// multiply-add per allowed entry. nBytes is NCCL's (the largest of send and
-// receive buffer: the full output of an all-gather).
+// Entries NCCL marked not allowed stay untouched; penalties are scaled, never
+// removed; where the two runs agree the entry stays bit-identical, so on a fabric
+// with no reason to differ NCCL chooses what it would have chosen alone.
 //
-//   beta = beta_algo / protocol_factor, beta_algo = the one contention model
-//   (collective::contention_us: max over the resources the algorithm's traffic
-//   crosses of (bytes per byte of nBytes) / capacity) on these resources:
-//   * each host's NIC egress and ingress (rails used x planes x nic_gbps),
-//   * each leaf's uplinks and downlinks (leaf_up_ports x nic_gbps per leaf,
-//     per plane) for flows between hosts under different leaves,
-//   * each pod's spine-core links for flows between pods (tiers=3),
-//   * NVLink between hosts of one NVLink domain (ranks per host x nvlink_gbps),
-//   * each GPU's own NVLink for the intra-host part (nvlink_gbps).
-//   Flows (node -> node, in bytes per byte of nBytes), as NCCL builds them:
-//   ring      node i -> i+1 (mod n): 2(R-1)/R (all-reduce), (R-1)/R (all-gather,
-//             reduce-scatter); broadcast/reduce: a chain 0 -> 1 -> ... carrying 1.
-//   tree      NCCL's double binary tree over nodes (collective::dtree_parent),
-//             all-reduce only: each edge carries 1/2 up (reduce) and 1/2 down
-//             (broadcast) in each of the two trees; intra-host chain 2 per GPU.
-//   nvls_tree the same inter-node trees, NVLS (one NVLink pass) inside the host.
-//   pat       all-gather/reduce-scatter, recursive doubling: step k sends
-//             min(2^k, n-2^k)/n to node i + 2^k; steps add up (they do not overlap).
-//   Ring and tree flows of consecutive hosts stay under their leaf except at SU
-//   boundaries, so oversubscription barely changes them (as in the flow
-//   simulator); PAT's long-distance steps and scattered host lists cross the
-//   spine and pay for it.
+// What railyard knows better (the FabricTerms of nccl_model.hpp):
+// * bandwidth: the algorithm's traffic between nodes (ring: node i -> i+1; tree
+//   and nvls_tree: NCCL's double binary tree, collective::dtree_parent; pat:
+//   recursive doubling; broadcast/reduce: the chain), spread over the rails and
+//   planes its ranks use, costed by the one contention model
+//   (collective::contention_us) on the real fabric — NIC ports, each leaf's
+//   uplinks and downlinks, each pod's spine-core links — against the same
+//   traffic on NIC ports alone. The ratio (>= 1) divides NCCL's inter-node
+//   bandwidth: oversubscription, scattered hosts (RAILYARD_HOSTS) and planes.
+// * latency: every network hop that leaves its leaf crosses 2 more switches and
+//   2 leaf-spine cables, one that leaves its pod 2 more switches and 2
+//   spine-core cables (collective::LatencyModel). The worst flow's extra is added
+//   to NCCL's per-hop network latency.
+// CollNet entries (in-switch reduction) keep NCCL's value: railyard has no model
+// of it.
 //
-// Constants, with their source:
-//   Algorithm efficiency: tree 0.92 (NCCL tuning.cc: tree busBw x .92), nvls_tree
-//   5/6 (NCCL: NVLS algBw ratio 5/6), ring and pat 1.
-//   Protocol factor (share of link bandwidth that carries data): simple 1.0;
-//   ll128 0.92 (a 128-byte line carries 120 data bytes: 0.9375, NCCL uses 0.92);
-//   ll 1/4 across the network, 1/3 inside one NVLink domain (an 8-byte LL line
-//   carries 4 data bytes, so 1/2 is the wire bound; NCCL's measured model divides
-//   ring LL bandwidth by 4 multi-node and 3 single-node), and LL is capped at
-//   160 Gb/s bus bandwidth across the network (NCCL llMaxBws, ~20 GB/s for 4+
-//   nodes) or 700 Gb/s inside a domain (87.7 GB/s, Hopper single node).
-//   alpha: NCCL's latency model (src/graph/tuning.cc, the 6-algorithm tables of
-//   NCCL 2.19): base latency + steps x per-hop latency, NVLink hops {ll, ll128,
-//   simple} ring {0.6, 1.9, 3.4} µs, tree {0.6, 1.25, 28}, network hops ring
-//   {2.7, 4.0, 14.0}, tree {5.0, 8.5, 28}, nvls_tree 23 (NVLink) + 14 per
-//   network level; base ring {6.6, 14.0, 8.4}, tree {6.8, 14.0, 0}; a network
-//   ring step costs at least NCCL's 1 µs net overhead (x3 for simple). Ring:
-//   (steps - inter) NVLink hops + inter network hops, inter = 2 x domains
-//   (all-reduce), domains - 1 (all-gather, reduce-scatter); broadcast/reduce
-//   traverse the chain once. Tree: 2 x ((ranks per domain - 1) NVLink hops +
-//   floor(log2 domains) network hops). PAT: ring base + one network hop per step.
-//   railyard adds what NCCL's fixed network hop cannot know: every network hop
-//   that leaves its leaf pays 2 more switches and 2 leaf-spine cables, one that
-//   leaves its pod 2 more switches and 2 spine-core cables (collective::LatencyModel's
-//   switch_ns and the descriptor's cable latencies).
-//   Not modeled (left as NCCL computed them): collnet_direct, collnet_chain
-//   (in-network reduction) and nvls (NVLink SHARP) — railyard has no model of
-//   switch-side reduction.
+// Nodes. NCCL's node is a host, or with multi-node NVLink (MNNVL: GB200 NVL72,
+// NVL36) one NVLink domain: NCCL then reports e.g. 576 ranks on 8 nodes. A node
+// of more ranks than a host has GPUs is accepted when the cluster's NVLink
+// domain (scale_up) holds them; it spans ceil(ranks per node / GPUs per host)
+// hosts of one domain. Node i runs on hosts[i] (TunerOptions::hosts, one entry
+// per host in node order, e.g. from RAILYARD_HOSTS) or, without a list, on the
+// i-th host (the i-th domain's first hosts with MNNVL): consecutive, SU- and
+// pod-aligned, the best case a scheduler can give. A host's ranks sit on GPUs
+// 0..k-1 and use those GPUs' NICs (descriptor nic_of_gpu) on every plane.
 //
-// Rules (NCCL_TUNER_CONFIG_FILE, the format of tune/rules.hpp): the first rule
-// that matches the call and whose entry NCCL allows wins: that entry gets cost
-// 0.0 (forcing it, as NCCL's example tuner does) and *nChannels the rule's
-// channels. A malformed line is a warning (line number and token) and skipped.
+// Rules (NCCL_TUNER_CONFIG_FILE, tune/rules.hpp): the first rule that matches the
+// call and whose entry NCCL allows wins: that entry gets cost 0.0 (forcing it, as
+// NCCL's example tuner does) and *nChannels the rule's channels.
 //
-// Hot path: fill_cost_table() allocates nothing, takes no lock, does no I/O; it
-// never writes an entry NCCL marked not allowed (any negative value, so
-// kAlgoProtoIgnore) and leaves *nChannels alone unless a rule sets it. Cost
-// O(numAlgo x numProto + rules that could match this communicator).
+// Hot path: fill_cost_table() allocates nothing, takes no lock, does no I/O; per
+// allowed entry it evaluates NCCL's time formula twice and divides. It never
+// writes an entry NCCL marked not allowed and leaves *nChannels alone unless a
+// rule sets it.
 #pragma once
 
 #include <algorithm>
@@ -119,13 +93,11 @@
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 #include "railyard/tune/nccl.hpp"
+#include "railyard/tune/nccl_graphs.hpp"
+#include "railyard/tune/nccl_model.hpp"
 #include "railyard/tune/rules.hpp"
 
 namespace railyard::tune {
-
-// ---------------------------------------------------------------------------
-// The model.
-// ---------------------------------------------------------------------------
 
 // NCCL's NVL domain info (v5+), in railyard's terms.
 struct NvlDomains {
@@ -141,47 +113,29 @@ struct TunerOptions {
   int64_t ranks = 0;              // nRanks of the communicator
   int64_t nodes = 0;              // nNodes of the communicator
   std::optional<NvlDomains> nvl;  // from NCCL v5+
-  std::vector<HostId> hosts;      // host of node i in node order; empty: 0..nodes-1
+  // The constants NCCL passed at init (v5+); without them (v3, v4) the defaults
+  // of `release`.
+  std::optional<NcclConstants> constants;
+  NcclRelease release = NcclRelease::k2_30;
+  std::vector<HostId> hosts;      // hosts of node 0, node 1, ...; empty: consecutive
+  // A host list of another length than this communicator's (a job's list seen
+  // by one of its smaller communicators) is set aside for consecutive hosts,
+  // with a note, instead of being an error.
+  bool hosts_may_be_the_jobs = false;
   std::string_view rules;         // NCCL_TUNER_CONFIG_FILE text; empty: none
 };
 
-// One entry of the model: time_us = alpha_us + bytes * us_per_byte.
-struct CostCoefficients {
-  float alpha_us = 0;
-  float us_per_byte = -1;  // < 0: not modeled (the entry keeps NCCL's value)
-  [[nodiscard]] constexpr bool modeled() const { return us_per_byte >= 0; }
-};
-
 namespace detail {
-
-// NCCL's latency model (src/graph/tuning.cc; see the overview), in µs,
-// indexed [algorithm][protocol] for tree (0) and ring (1).
-inline constexpr double kNcclBaseLatUs[2][3] = {{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}};
-inline constexpr double kNcclNvlinkLatUs[2][3] = {{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}};
-inline constexpr double kNcclNetLatUs[2][3] = {{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}};
-inline constexpr double kNcclNvlsTreeNvlinkLatUs = 23.0;
-inline constexpr double kNcclNvlsTreeNetLatUs = 14.0;
-inline constexpr double kNcclNetOverheadUs = 1.0;  // x3 for simple
-
-inline constexpr double kTreeEfficiency = 0.92;
-inline constexpr double kNvlsTreeEfficiency = 5.0 / 6.0;
-inline constexpr double kLl128Factor = 0.92;
-inline constexpr double kLlNetFactor = 1.0 / 4.0;
-inline constexpr double kLlIntraFactor = 1.0 / 3.0;
-inline constexpr double kLlMaxBusGbpsNet = 160.0;
-inline constexpr double kLlMaxBusGbpsIntra = 700.0;
 
 // Where the communicator's ranks are (see the overview).
 struct TunerGeometry {
   int32_t ranks = 1;
   int32_t nodes = 1;
   int32_t ranks_per_node = 1;
-  std::vector<int32_t> host;    // per node
-  std::vector<int32_t> domain;  // NVLink domain per node (dense ids)
-  int32_t domains = 1;
-  std::vector<int32_t> rails;  // NICs one node's ranks use
-  double host_net_gbps = 0;    // NIC egress of one node
-  double gpu_nvlink_gbps = 0;  // one GPU's NVLink, one direction
+  int32_t hosts_per_node = 1;  // > 1 only with multi-node NVLink
+  std::vector<int32_t> host;   // nodes x hosts_per_node, node-major
+  std::vector<int32_t> rails;  // NICs one host's ranks use
+  double host_net_gbps = 0;    // NIC egress of one host
 };
 
 struct NodeFlow {
@@ -191,34 +145,40 @@ struct NodeFlow {
 };
 
 struct PatternCost {
-  double us_per_byte = 0;
+  double us_per_byte = 0;       // on the real fabric
+  double flat_us_per_byte = 0;  // on NIC ports alone (NCCL's view)
   double extra_latency_us = 0;  // worst network flow's latency beyond one leaf
   bool feasible = true;         // false: a flow needs a tier with no links
+
+  // The FabricTerms of this traffic: 1 and 0 when it does not cross the network.
+  [[nodiscard]] FabricTerms terms() const {
+    if (!feasible || flat_us_per_byte <= 0) return {};
+    return {static_cast<float>(std::max(1.0, us_per_byte / flat_us_per_byte)),
+            static_cast<float>(extra_latency_us)};
+  }
 };
 
-// The fabric as the tuning model sees it: aggregated resources — each node's NIC
-// egress and ingress, NVLink egress and ingress, each leaf's uplinks and
-// downlinks, each pod's spine-core links up and down (per plane and partition)
-// — with their capacities. A pattern of node flows is split over the rails and
-// planes the nodes use and costed by the one contention model
-// (collective::contention_us: the most loaded resource's bytes / capacity), and
-// its extra latency by the one latency model (collective::LatencyModel).
+// The fabric as the tuning model sees it: each host's NIC egress and ingress,
+// each leaf's uplinks and downlinks, each pod's spine-core links up and down (per
+// plane and partition), with their capacities. A pattern of node flows is split
+// over the hosts of each node (host k to host k), the rails and the planes, and
+// costed by the one contention model (collective::contention_us), once on every
+// resource and once on NIC ports alone; its extra latency by the one latency
+// model (collective::LatencyModel).
 class FabricLoads {
  public:
   FabricLoads(const topology::ClusterDescriptor<>& d, const TunerGeometry& g,
               const collective::LatencyModel& latency = {})
       : d_(d), g_(g) {
     const topology::ClosShape& s = d.shape();
-    const auto n = static_cast<size_t>(g.nodes);
+    const size_t hosts = g.host.size();
     const size_t pod_groups = static_cast<size_t>(s.planes) * s.partitions * s.pods;
     const auto leaves = static_cast<size_t>(s.total_leaves());
-    // Resource ids: host out, host in, NVLink out, NVLink in (per node), leaf
-    // up, leaf down (per leaf), pod up, pod down (per plane x partition x pod).
+    // Resource ids: host out, host in (per host of the communicator), leaf up,
+    // leaf down (per leaf), pod up, pod down (per plane x partition x pod).
     host_out_ = 0;
-    host_in_ = host_out_ + n;
-    nvl_out_ = host_in_ + n;
-    nvl_in_ = nvl_out_ + n;
-    leaf_up_ = nvl_in_ + n;
+    host_in_ = host_out_ + hosts;
+    leaf_up_ = host_in_ + hosts;
     leaf_down_ = leaf_up_ + leaves;
     pod_up_ = leaf_down_ + leaves;
     pod_down_ = pod_up_ + pod_groups;
@@ -226,14 +186,11 @@ class FabricLoads {
     auto fill = [&](size_t first, size_t count, double gbps) {
       std::fill_n(capacity_gbps_.begin() + static_cast<std::ptrdiff_t>(first), count, gbps);
     };
-    fill(host_out_, 2 * n, g.host_net_gbps);
-    fill(nvl_out_, 2 * n, g.ranks_per_node * g.gpu_nvlink_gbps);
+    fill(host_out_, 2 * hosts, g.host_net_gbps);
     fill(leaf_up_, 2 * leaves, s.leaf_up_ports * d.capacity_gbps(topology::LinkTier::kLeafSpine));
     fill(pod_up_, 2 * pod_groups,
          static_cast<double>(s.spines_per_pod) * s.spine_up_ports *
              d.capacity_gbps(topology::LinkTier::kSpineCore));
-    // Beyond one leaf a path crosses 2 more switches and 2 leaf-spine cables;
-    // beyond one pod 2 more switches and 2 spine-core cables.
     const double leaf_spine_ns = 2 * d.latency_ns(topology::LinkTier::kLeafSpine) +
                                  2 * latency.switch_ns;
     extra_leaf_us_ = leaf_spine_ns / 1000.0;
@@ -242,31 +199,42 @@ class FabricLoads {
                     1000.0;
   }
 
-  // The bandwidth term and the extra latency of `flows` run at once.
+  // The bandwidth terms and the extra latency of `flows` run at once.
   PatternCost cost(std::span<const NodeFlow> flows) {
-    flows_.clear();
+    PatternCost out;
+    for (const bool flat : {false, true}) {
+      flows_.clear();
+      for (const NodeFlow& f : flows) add(f, flat, out.extra_latency_us);
+      const double worst = collective::contention_us(capacity_gbps_, flows_, scratch_);
+      if (!std::isfinite(worst)) {
+        out.feasible = false;
+        return out;
+      }
+      (flat ? out.flat_us_per_byte : out.us_per_byte) = worst;
+    }
+    return out;
+  }
+
+ private:
+  void add(const NodeFlow& f, bool flat, double& extra_out) {
     const topology::ClosShape& s = d_.shape();
     const int32_t planes = d_.planes();
-    const double per_port = 1.0 / (static_cast<double>(g_.rails.size()) * planes);
-    PatternCost out;
-    for (const NodeFlow& f : flows) {
-      const auto a = static_cast<size_t>(f.src), b = static_cast<size_t>(f.dst);
-      if (g_.domain[a] == g_.domain[b]) {
-        flows_.add(f.weight, {nvl_out_ + a, nvl_in_ + b});
-        continue;
-      }
+    const int32_t per_node = g_.hosts_per_node;
+    const double bytes =
+        f.weight / (static_cast<double>(per_node) * static_cast<double>(g_.rails.size()) * planes);
+    for (int32_t k = 0; k < per_node; ++k) {
+      const auto a = static_cast<size_t>(f.src * per_node + k);
+      const auto b = static_cast<size_t>(f.dst * per_node + k);
       const HostId ha{g_.host[a]}, hb{g_.host[b]};
-      double extra = 0;
       for (int32_t r : g_.rails)
         for (int32_t p = 0; p < planes; ++p) {
           const SwitchIndex la = d_.leaf_of(ha, RailId{r}, PlaneId{p});
           const SwitchIndex lb = d_.leaf_of(hb, RailId{r}, PlaneId{p});
-          const double bytes = f.weight * per_port;
-          if (la == lb) {
+          if (la != lb) extra_out = std::max(extra_out, extra_leaf_us_);
+          if (la == lb || flat) {
             flows_.add(bytes, {host_out_ + a, host_in_ + b});
             continue;
           }
-          extra = std::max(extra, extra_leaf_us_);
           const int32_t pa = d_.pod_of_leaf(la), pb = d_.pod_of_leaf(lb);
           const size_t leaf_a = leaf_up_ + static_cast<size_t>(la.value());
           const size_t leaf_b = leaf_down_ + static_cast<size_t>(lb.value());
@@ -274,22 +242,16 @@ class FabricLoads {
             flows_.add(bytes, {host_out_ + a, host_in_ + b, leaf_a, leaf_b});
             continue;
           }
-          extra = std::max(extra, extra_pod_us_);
+          extra_out = std::max(extra_out, extra_pod_us_);
           const size_t group = static_cast<size_t>(p * s.partitions + d_.partition_of_leaf(la)) *
                                static_cast<size_t>(s.pods);
           flows_.add(bytes, {host_out_ + a, host_in_ + b, leaf_a, leaf_b,
                              pod_up_ + group + static_cast<size_t>(pa),
                              pod_down_ + group + static_cast<size_t>(pb)});
         }
-      out.extra_latency_us = std::max(out.extra_latency_us, extra);
     }
-    const double worst = collective::contention_us(capacity_gbps_, flows_, scratch_);
-    out.feasible = std::isfinite(worst);
-    out.us_per_byte = out.feasible ? worst : 0;
-    return out;
   }
 
- private:
   // Flows over resources, in the shape collective::contention_us reads.
   struct ResourceFlows {
     std::vector<double> flow_bytes;
@@ -314,20 +276,12 @@ class FabricLoads {
 
   const topology::ClusterDescriptor<>& d_;
   const TunerGeometry& g_;
-  size_t host_out_ = 0, host_in_ = 0, nvl_out_ = 0, nvl_in_ = 0, leaf_up_ = 0, leaf_down_ = 0,
-         pod_up_ = 0, pod_down_ = 0;
+  size_t host_out_ = 0, host_in_ = 0, leaf_up_ = 0, leaf_down_ = 0, pod_up_ = 0, pod_down_ = 0;
   std::vector<double> capacity_gbps_;
   double extra_leaf_us_ = 0, extra_pod_us_ = 0;
   ResourceFlows flows_;
   std::vector<double> scratch_;
 };
-
-RAILYARD_LAZY
-int32_t floor_log2(int64_t n) {
-  int32_t l = 0;
-  while (n > 1) n >>= 1, ++l;
-  return l;
-}
 
 // The cluster spec line of a spec string or a cluster file's text.
 RAILYARD_LAZY
@@ -345,6 +299,33 @@ StatusOr<std::string> cluster_line(std::string_view text) {
   return found;
 }
 
+// FNV-1a, 64 bits: a digest of the tuner's inputs that is the same on every
+// platform (std::hash is not).
+class Fnv1a {
+ public:
+  void add(std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      state_ ^= c;
+      state_ *= 0x100000001b3ULL;
+    }
+    add_separator();
+  }
+  void add(int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      state_ ^= static_cast<uint64_t>(v >> (8 * i)) & 0xffU;
+      state_ *= 0x100000001b3ULL;
+    }
+  }
+  [[nodiscard]] uint64_t value() const { return state_; }
+
+ private:
+  void add_separator() {
+    state_ ^= 0xffU;
+    state_ *= 0x100000001b3ULL;
+  }
+  uint64_t state_ = 0xcbf29ce484222325ULL;
+};
+
 }  // namespace detail
 
 // The per-communicator model. Build it once (init), then call fill_cost_table()
@@ -352,10 +333,10 @@ StatusOr<std::string> cluster_line(std::string_view text) {
 class TunerCore {
  public:
   // Errors (InvalidArgument naming the field): a bad cluster spec, ranks or nodes
-  // < 1, nodes > ranks or > the cluster's hosts, more ranks per node than GPUs per
-  // host, a host list of the wrong size or with hosts outside the cluster. Rule
-  // lines that do not parse are warnings(), not errors.
-  // Cost: O(nodes x rails x planes x log nodes + leaves x log nodes).
+  // < 1, nodes > ranks, more ranks per node than one NVLink domain holds, more
+  // hosts than the cluster has, a host list of the wrong size or with hosts
+  // outside the cluster. Rule lines that do not parse are warnings(), not errors.
+  // Cost: O(nodes x hosts per node x rails x planes x log nodes + leaves).
   [[nodiscard]] static StatusOr<TunerCore> create(const TunerOptions& o) {
     RAILYARD_ASSIGN_OR_RETURN(std::string line, detail::cluster_line(o.cluster));
     RAILYARD_ASSIGN_OR_RETURN(topology::ClusterSpec spec, topology::parse_cluster(line));
@@ -365,58 +346,77 @@ class TunerCore {
     if (o.nodes < 1 || o.nodes > o.ranks)
       return invalid_field("nNodes", str_cat(o.nodes),
                            str_cat("must be in [1, nRanks=", o.ranks, "]"));
-    if (o.nodes > d.hosts())
-      return invalid_field(
-          "nNodes", str_cat(o.nodes),
-          str_cat("exceeds the cluster's ", d.hosts(), " hosts (cluster ", line, ")"));
     detail::TunerGeometry g;
     g.ranks = static_cast<int32_t>(o.ranks);
     g.nodes = static_cast<int32_t>(o.nodes);
     g.ranks_per_node = static_cast<int32_t>((o.ranks + o.nodes - 1) / o.nodes);
-    if (g.ranks_per_node > d.gpus_per_host())
-      return invalid_field("nRanks", str_cat(o.ranks),
-                           str_cat(g.ranks_per_node, " ranks per node exceed the cluster's ",
-                                   d.gpus_per_host(), " GPUs per host"));
-    if (!o.hosts.empty()) {
-      if (static_cast<int64_t>(o.hosts.size()) != o.nodes)
+    if (o.nvl && o.nvl->max_ranks > 0)
+      g.ranks_per_node = std::max(g.ranks_per_node, o.nvl->max_ranks);
+    const int32_t gpus = d.gpus_per_host();
+    if (g.ranks_per_node > gpus) {
+      // NCCL's node is an NVLink domain (MNNVL): it must fit in one.
+      if (g.ranks_per_node > spec.scale_up)
+        return invalid_field(
+            "nRanks", str_cat(o.ranks),
+            str_cat(g.ranks_per_node, " ranks per node exceed the cluster's ", gpus,
+                    " GPUs per host and its NVLink domain of ", spec.scale_up, " GPUs"));
+      g.hosts_per_node = (g.ranks_per_node + gpus - 1) / gpus;
+    }
+    const int64_t hosts_needed = int64_t{g.nodes} * g.hosts_per_node;
+    if (hosts_needed > d.hosts())
+      return invalid_field(
+          "nNodes", str_cat(o.nodes),
+          str_cat(g.nodes, " nodes of ", g.hosts_per_node, " host", g.hosts_per_node == 1 ? "" : "s",
+                  " exceed the cluster's ", d.hosts(), " hosts (cluster ", line, ")"));
+    std::string hosts_note;
+    const bool use_hosts =
+        !o.hosts.empty() && !(o.hosts_may_be_the_jobs &&
+                              static_cast<int64_t>(o.hosts.size()) != hosts_needed);
+    if (!o.hosts.empty() && !use_hosts)
+      hosts_note = str_cat("the host list has ", o.hosts.size(), " hosts, not this communicator's ",
+                           hosts_needed, ": assuming consecutive hosts");
+    if (use_hosts) {
+      if (static_cast<int64_t>(o.hosts.size()) != hosts_needed)
         return invalid_field("hosts", format_host_list(o.hosts),
-                             str_cat(o.hosts.size(), " hosts for ", o.nodes, " nodes"));
+                             str_cat(o.hosts.size(), " hosts for ", g.nodes, " nodes of ",
+                                     g.hosts_per_node, " host", g.hosts_per_node == 1 ? "" : "s"));
       for (HostId h : o.hosts) {
         if (h.value() < 0 || h.value() >= d.hosts())
           return invalid_field("hosts", str_cat(h.value()),
                                str_cat("is not a host of the cluster (", d.hosts(), " hosts)"));
         g.host.push_back(h.value());
       }
+      if (g.hosts_per_node > 1)
+        for (int32_t i = 0; i < g.nodes; ++i) {
+          const auto first = static_cast<size_t>(i * g.hosts_per_node);
+          for (int32_t k = 1; k < g.hosts_per_node; ++k)
+            if (d.domain_of(HostId{g.host[first + static_cast<size_t>(k)]}) !=
+                d.domain_of(HostId{g.host[first]}))
+              return invalid_field(
+                  "hosts", str_cat(g.host[first + static_cast<size_t>(k)]),
+                  str_cat("is not in the NVLink domain of host ", g.host[first],
+                          ", though both hold ranks of node ", i));
+        }
     } else {
-      g.host.resize(static_cast<size_t>(g.nodes));
-      for (int32_t i = 0; i < g.nodes; ++i) g.host[static_cast<size_t>(i)] = i;
-    }
-    // NVLink domains: NCCL's count wins (it is what NCCL uses); else the spec's.
-    g.domain.resize(static_cast<size_t>(g.nodes));
-    if (o.nvl && o.nvl->domains > 0) {
-      // In 64 bits: NCCL's count is any int, and nodes + INT_MAX overflows.
-      const auto per =
-          static_cast<int32_t>((int64_t{g.nodes} + o.nvl->domains - 1) / o.nvl->domains);
-      for (int32_t i = 0; i < g.nodes; ++i) g.domain[static_cast<size_t>(i)] = i / per;
-    } else {
+      const int32_t stride = g.hosts_per_node > 1 ? d.hosts_per_domain() : 1;
+      if (int64_t{g.nodes} * stride > d.hosts())
+        return invalid_field("nNodes", str_cat(o.nodes),
+                             str_cat("exceeds the cluster's ", d.hosts() / stride,
+                                     " NVLink domains (cluster ", line, ")"));
       for (int32_t i = 0; i < g.nodes; ++i)
-        g.domain[static_cast<size_t>(i)] = d.domain_of(HostId{g.host[static_cast<size_t>(i)]});
+        for (int32_t k = 0; k < g.hosts_per_node; ++k) g.host.push_back(i * stride + k);
     }
-    {
-      std::vector<int32_t> ids = g.domain;
-      std::sort(ids.begin(), ids.end());
-      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      g.domains = static_cast<int32_t>(ids.size());
-    }
-    for (int32_t gpu = 0; gpu < g.ranks_per_node; ++gpu) {
+    const int32_t gpus_used = std::min(g.ranks_per_node, gpus);
+    for (int32_t gpu = 0; gpu < gpus_used; ++gpu) {
       const int32_t nic = d.nic_of_gpu(GpuIndex{gpu}).value();
       if (std::find(g.rails.begin(), g.rails.end(), nic) == g.rails.end()) g.rails.push_back(nic);
     }
     g.host_net_gbps = static_cast<double>(g.rails.size()) * d.planes() *
                       d.capacity_gbps(topology::LinkTier::kHostLeaf);
-    g.gpu_nvlink_gbps = d.capacity_gbps(topology::LinkTier::kNvlink);
 
     TunerCore core;
+    core.comm_ = nccl_comm_view(spec, g.ranks, g.nodes, g.ranks_per_node);
+    core.constants_ = o.constants ? *o.constants : nccl_release_constants(o.release);
     core.build_model(d, g);
     TuningRules parsed = parse_tuning_rules(o.rules);
     core.warnings_ = std::move(parsed.warnings);
@@ -425,13 +425,15 @@ class TunerCore {
       if ((r.nodes == -1 || r.nodes == g.nodes) && (r.ranks == -1 || r.ranks == g.ranks))
         core.rules_.push_back(r);
     core.summary_ = core.describe(line, d, g);
+    core.hosts_note_ = std::move(hosts_note);
     return core;
   }
 
-  // Writes the predicted time (µs) into every entry of `table` (NCCL's contiguous
-  // float[num_algo][num_proto]) that is not negative and that the model covers,
-  // then applies the first matching rule. `coll` outside the five tuned
-  // collectives leaves everything untouched. Never allocates, locks or blocks.
+  // Scales every entry of `table` (NCCL's contiguous float[num_algo][num_proto],
+  // already filled by NCCL's model) that is not negative by railyard's time over
+  // NCCL's (see the overview), then applies the first matching rule. `coll`
+  // outside the five tuned collectives leaves everything untouched. Never
+  // allocates, locks or blocks.
   void fill_cost_table(nccl::Func coll, size_t n_bytes, int num_pipe_ops, float* table,
                        int num_algo, int num_proto, int reg_buff, int* n_channels) const noexcept {
     const int c = static_cast<int>(coll);
@@ -440,14 +442,13 @@ class TunerCore {
       return;
     const int algos = std::min(num_algo, nccl::kNumAlgorithms);
     const int protos = std::min(num_proto, nccl::kNumProtocols);
-    const auto bytes = static_cast<float>(n_bytes);
-    const CostCoefficients* row = &coef_[static_cast<size_t>(c) * kAlgoProto];
+    const int pipe_ops = std::max(num_pipe_ops, 1);
     for (int a = 0; a < algos; ++a)
       for (int p = 0; p < protos; ++p) {
         float& cell = table[a * num_proto + p];
-        const CostCoefficients& k = row[a * nccl::kNumProtocols + p];
-        if (cell < 0.0f || !k.modeled()) continue;
-        cell = k.alpha_us + bytes * k.us_per_byte;
+        if (!(cell > 0.0f)) continue;  // not allowed (negative), forced (0) or NaN
+        const float ratio = scale(c, a, p, n_bytes, pipe_ops);
+        if (ratio != 1.0f) cell *= ratio;
       }
     for (const TuningRule& r : rules_) {
       if (r.coll != c || n_bytes < r.min_bytes || n_bytes > r.max_bytes) continue;
@@ -463,19 +464,49 @@ class TunerCore {
     }
   }
 
-  // The model entry of (coll, algo, proto), NCCL numbering; not modeled when out of range.
-  [[nodiscard]] CostCoefficients coefficients(int coll, int algo, int proto) const {
-    if (coll < 0 || coll >= nccl::kNumTunedFunctions || algo < 0 || algo >= nccl::kNumAlgorithms ||
-        proto < 0 || proto >= nccl::kNumProtocols)
-      return {};
-    return coef_[static_cast<size_t>(coll) * kAlgoProto +
-                 static_cast<size_t>(algo * nccl::kNumProtocols + proto)];
+  // The factor fill_cost_table applies to NCCL's entry (coll, algo, proto): 1
+  // where railyard's fabric changes nothing or the entry is not modeled.
+  [[nodiscard]] float scale(int coll, int algo, int proto, size_t n_bytes,
+                            int num_pipe_ops) const noexcept {
+    const Entry& e = entries_[index(coll, algo, proto)];
+    if (!e.changed) return 1.0f;
+    const float nccl_us =
+        nccl_time_us(comm_, e.nccl_bw, e.nccl_lat, coll, algo, proto, n_bytes, num_pipe_ops);
+    const float railyard_us = nccl_time_us(comm_, e.railyard_bw, e.railyard_lat, coll, algo,
+                                           proto, n_bytes, num_pipe_ops);
+    if (!(nccl_us > 0.0f) || !(railyard_us > 0.0f)) return 1.0f;
+    const float ratio = railyard_us / nccl_us;
+    return std::isfinite(ratio) ? ratio : 1.0f;
   }
-  // Predicted µs, or -1 when not modeled.
-  [[nodiscard]] double predict_us(int coll, int algo, int proto, double bytes) const {
-    const CostCoefficients k = coefficients(coll, algo, proto);
-    return k.modeled() ? k.alpha_us + bytes * k.us_per_byte : -1.0;
+
+  // NCCL's model as railyard estimates NCCL computes it, and railyard's: µs, or
+  // -1 where NCCL's model has no bandwidth for the entry. Out of range: -1.
+  [[nodiscard]] float nccl_view_us(int coll, int algo, int proto, size_t n_bytes,
+                                   int num_pipe_ops = 1) const {
+    if (!in_range(coll, algo, proto)) return -1.0f;
+    const Entry& e = entries_[index(coll, algo, proto)];
+    return nccl_time_us(comm_, e.nccl_bw, e.nccl_lat, coll, algo, proto, n_bytes, num_pipe_ops);
   }
+  [[nodiscard]] float railyard_us(int coll, int algo, int proto, size_t n_bytes,
+                                  int num_pipe_ops = 1) const {
+    if (!in_range(coll, algo, proto)) return -1.0f;
+    const Entry& e = entries_[index(coll, algo, proto)];
+    return nccl_time_us(comm_, e.railyard_bw, e.railyard_lat, coll, algo, proto, n_bytes,
+                        num_pipe_ops);
+  }
+  // NCCL's cost table as railyard estimates it (nccl_model.hpp nccl_cost_table).
+  void nccl_view_table(int coll, size_t n_bytes, int num_pipe_ops, bool fp8,
+                       float (&table)[nccl::kNumAlgorithms][nccl::kNumProtocols]) const {
+    nccl_cost_table(comm_, nccl_tables_, coll, n_bytes, num_pipe_ops, fp8, table);
+  }
+  // The fabric terms of (coll, algo).
+  [[nodiscard]] FabricTerms fabric_terms(int coll, int algo) const {
+    if (!in_range(coll, algo, 0)) return {};
+    return terms_[static_cast<size_t>(coll)][static_cast<size_t>(algo)];
+  }
+  // What NCCL knows of the communicator, as railyard estimates it.
+  [[nodiscard]] const NcclCommView& nccl_comm() const { return comm_; }
+  [[nodiscard]] const NcclConstants& constants() const { return constants_; }
 
   // Rules that can match this communicator (nNodes/nRanks fit), in file order.
   [[nodiscard]] const std::vector<TuningRule>& rules() const { return rules_; }
@@ -485,137 +516,94 @@ class TunerCore {
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
   // One line: cluster, placement and headline figures of the model.
   [[nodiscard]] const std::string& summary() const { return summary_; }
+  // Why a host list was set aside (hosts_may_be_the_jobs), or empty.
+  [[nodiscard]] const std::string& hosts_note() const { return hosts_note_; }
 
  private:
+  struct Entry {
+    float nccl_bw = 0, nccl_lat = 0;
+    float railyard_bw = 0, railyard_lat = 0;
+    bool changed = false;
+  };
   static constexpr size_t kAlgoProto = nccl::kNumAlgorithms * nccl::kNumProtocols;
-
-  CostCoefficients& at(int c, int a, int p) {
-    return coef_[static_cast<size_t>(c) * kAlgoProto +
-                 static_cast<size_t>(a * nccl::kNumProtocols + p)];
+  static constexpr bool in_range(int c, int a, int p) {
+    return c >= 0 && c < nccl::kNumTunedFunctions && a >= 0 && a < nccl::kNumAlgorithms &&
+           p >= 0 && p < nccl::kNumProtocols;
+  }
+  static constexpr size_t index(int c, int a, int p) {
+    return static_cast<size_t>(c) * kAlgoProto + static_cast<size_t>(a * nccl::kNumProtocols + p);
   }
 
   void build_model(const topology::ClusterDescriptor<>& d, const detail::TunerGeometry& g) {
     using namespace detail;
-    detail::FabricLoads loads(d, g);
-    const double R = g.ranks;
+    FabricLoads loads(d, g);
     const int32_t N = g.nodes;
-    const int32_t D = g.domains;
-    const bool net = D > 1;
-    const double nvl_us_per_byte = 1.0 / (g.gpu_nvlink_gbps * collective::kBytesPerUsPerGbps);
-    const double ranks_per_domain = R / D;
+    const double R = g.ranks;
     std::vector<NodeFlow> flows;
-
-    // Protocol factor and LL cap applied to an algorithm's raw bandwidth term.
-    auto with_protocol = [&](double raw, double bus_weight, int p) {
-      if (p == nccl::kProtoSimple) return raw;
-      if (p == nccl::kProtoLl128) return raw / kLl128Factor;
-      const double ll = raw / (net ? kLlNetFactor : kLlIntraFactor);
-      const double cap = net ? kLlMaxBusGbpsNet : kLlMaxBusGbpsIntra;
-      return std::max(ll, bus_weight / (cap * collective::kBytesPerUsPerGbps));
-    };
-    auto set = [&](int c, int a, int p, double alpha, double beta) {
-      at(c, a, p) = {static_cast<float>(alpha), static_cast<float>(beta)};
-    };
-
-    // Ring, every collective.
-    for (int c = 0; c < nccl::kNumTunedFunctions; ++c) {
-      const auto coll = static_cast<nccl::Func>(c);
-      const bool all_reduce = coll == nccl::Func::kAllReduce;
-      const bool chain = coll == nccl::Func::kBroadcast || coll == nccl::Func::kReduce;
-      const double w = all_reduce ? 2.0 * (R - 1) / R : chain ? 1.0 : (R - 1) / R;
-      flows.clear();
-      if (N > 1) {
+    if (N > 1) {
+      // Ring, every collective: node i -> i+1 (broadcast/reduce: the open chain).
+      for (int c = 0; c < nccl::kNumTunedFunctions; ++c) {
+        const auto coll = static_cast<nccl::Func>(c);
+        const bool chain = coll == nccl::Func::kBroadcast || coll == nccl::Func::kReduce;
+        const double w = coll == nccl::Func::kAllReduce ? 2.0 * (R - 1) / R
+                         : chain                        ? 1.0
+                                                        : (R - 1) / R;
+        flows.clear();
         for (int32_t i = 0; i < (chain ? N - 1 : N); ++i) flows.push_back({i, (i + 1) % N, w});
+        terms_[static_cast<size_t>(c)][nccl::kAlgoRing] = loads.cost(flows).terms();
       }
-      const PatternCost pc = loads.cost(flows);
-      if (!pc.feasible) continue;
-      const double raw = std::max(pc.us_per_byte, g.ranks_per_node > 1 ? w * nvl_us_per_byte : 0.0);
-      const double steps = all_reduce ? 2 * (R - 1) : chain ? R - 1 : R - 1;
-      const double inter = !net ? 0 : all_reduce ? 2.0 * D : D - 1;
-      for (int p = 0; p < nccl::kNumProtocols; ++p) {
-        double intra_lat = kNcclNvlinkLatUs[1][p];
-        if (net)
-          intra_lat = std::max(intra_lat, kNcclNetOverheadUs * (p == nccl::kProtoSimple ? 3 : 1));
-        const double inter_lat = kNcclNetLatUs[1][p] + pc.extra_latency_us;
-        const double alpha = kNcclBaseLatUs[1][p] + std::max(0.0, steps - inter) * intra_lat +
-                             std::min(inter, steps) * inter_lat;
-        set(c, nccl::kAlgoRing, p, alpha, with_protocol(raw, w, p));
-      }
-    }
-
-    // Double binary tree over nodes (all-reduce), and NVLS inside hosts + the same
-    // trees across them (nvls_tree).
-    {
+      // NCCL's double binary tree over nodes: tree and nvls_tree all-reduce.
       flows.clear();
-      if (N > 1)
-        for (int32_t t = 0; t < 2; ++t)
-          for (int32_t i = 0; i < N; ++i) {
-            const int32_t up = collective::dtree_parent(N, t, i);
-            if (up < 0) continue;
-            flows.push_back({i, up, 0.5});
-            flows.push_back({up, i, 0.5});
-          }
-      const PatternCost pc = loads.cost(flows);
-      if (pc.feasible) {
-        const int c = nccl::kNumTunedFunctions - 1;  // all-reduce
-        const double tree_raw =
-            std::max(pc.us_per_byte, g.ranks_per_node > 1 || N == 1 ? 2.0 * nvl_us_per_byte : 0.0) /
-            kTreeEfficiency;
-        const double levels = floor_log2(D);
-        for (int p = 0; p < nccl::kNumProtocols; ++p) {
-          const double alpha =
-              kNcclBaseLatUs[0][p] + 2 * ((ranks_per_domain - 1) * kNcclNvlinkLatUs[0][p] +
-                                          levels * (kNcclNetLatUs[0][p] + pc.extra_latency_us));
-          set(c, nccl::kAlgoTree, p, alpha, with_protocol(tree_raw, 2.0, p));
+      for (int32_t t = 0; t < 2; ++t)
+        for (int32_t i = 0; i < N; ++i) {
+          const int32_t up = collective::dtree_parent(N, t, i);
+          if (up < 0) continue;
+          flows.push_back({i, up, 0.5});
+          flows.push_back({up, i, 0.5});
         }
-        if (net) {
-          const double nvls_raw =
-              std::max(pc.us_per_byte, g.ranks_per_node > 1 ? nvl_us_per_byte : 0.0) /
-              kNvlsTreeEfficiency;
-          const double alpha =
-              kNcclNvlsTreeNvlinkLatUs + 2 * levels * (kNcclNvlsTreeNetLatUs + pc.extra_latency_us);
-          set(c, nccl::kAlgoNvlsTree, nccl::kProtoSimple, alpha, nvls_raw);
-        }
-      }
-    }
-
-    // PAT (all-gather, reduce-scatter) across nodes: recursive doubling steps.
-    if (net) {
-      double beta = 0, extra = 0;
-      int32_t steps = 0;
+      const FabricTerms tree = loads.cost(flows).terms();
+      const auto all_reduce = static_cast<size_t>(nccl::Func::kAllReduce);
+      terms_[all_reduce][nccl::kAlgoTree] = tree;
+      terms_[all_reduce][nccl::kAlgoNvlsTree] = tree;
+      // PAT (all-gather, reduce-scatter): recursive doubling, steps in sequence.
+      double real = 0, flat = 0, extra = 0;
       bool feasible = true;
-      for (int64_t dist = 1; dist < N; dist <<= 1, ++steps) {
+      for (int64_t dist = 1; dist < N; dist <<= 1) {
         flows.clear();
         const double w = static_cast<double>(std::min<int64_t>(dist, N - dist)) / N;
         for (int32_t i = 0; i < N; ++i)
           flows.push_back({i, static_cast<int32_t>((i + dist) % N), w});
         const PatternCost pc = loads.cost(flows);
         feasible = feasible && pc.feasible;
-        beta += pc.us_per_byte;
-        extra += pc.extra_latency_us;
+        real += pc.us_per_byte;
+        flat += pc.flat_us_per_byte;
+        extra = std::max(extra, pc.extra_latency_us);
       }
-      if (feasible) {
-        const double w = (R - 1) / R;
-        const double raw = beta + (g.ranks_per_node > 1 ? w * nvl_us_per_byte : 0.0);
-        for (int c : {static_cast<int>(nccl::Func::kAllGather),
-                      static_cast<int>(nccl::Func::kReduceScatter)})
-          for (int p = 0; p < nccl::kNumProtocols; ++p) {
-            const double hop = std::max(kNcclNetLatUs[1][p],
-                                        kNcclNetOverheadUs * (p == nccl::kProtoSimple ? 3 : 1));
-            set(c, nccl::kAlgoPat, p, kNcclBaseLatUs[1][p] + steps * hop + extra,
-                with_protocol(raw, w, p));
-          }
-      }
+      const FabricTerms pat = PatternCost{real, flat, extra, feasible}.terms();
+      terms_[static_cast<size_t>(nccl::Func::kAllGather)][nccl::kAlgoPat] = pat;
+      terms_[static_cast<size_t>(nccl::Func::kReduceScatter)][nccl::kAlgoPat] = pat;
     }
-    ring_allreduce_gbps_ = headline(nccl::kAlgoRing, R);
-    tree_allreduce_gbps_ = headline(nccl::kAlgoTree, R);
+    nccl_tables_ = nccl_model_tables(comm_, constants_);
+    const NcclTables fabric = nccl_model_tables(comm_, constants_, &terms_);
+    for (int c = 0; c < nccl::kNumTunedFunctions; ++c)
+      for (int a = 0; a < nccl::kNumAlgorithms; ++a)
+        for (int p = 0; p < nccl::kNumProtocols; ++p) {
+          Entry& e = entries_[index(c, a, p)];
+          e.nccl_bw = nccl_tables_.bandwidth[c][a][p];
+          e.nccl_lat = nccl_tables_.latency[c][a][p];
+          e.railyard_bw = fabric.bandwidth[c][a][p];
+          e.railyard_lat = fabric.latency[c][a][p];
+          e.changed = e.nccl_bw > 0 && e.railyard_bw > 0 &&
+                      (e.nccl_bw != e.railyard_bw || e.nccl_lat != e.railyard_lat);
+        }
   }
 
-  // All-reduce bus bandwidth (nccl-tests) of an algorithm's simple protocol, Gb/s.
-  double headline(int algo, double R) const {
-    const CostCoefficients k = coef_[4 * kAlgoProto + static_cast<size_t>(algo * 3 + 2)];
-    if (!k.modeled() || k.us_per_byte <= 0) return 0;
-    return 2 * (R - 1) / R / (k.us_per_byte * collective::kBytesPerUsPerGbps);
+  // All-reduce bus bandwidth (nccl-tests busBw) of ring/simple, Gb/s, per a table.
+  [[nodiscard]] double ring_bus_gbps(bool railyard) const {
+    const Entry& e = entries_[index(4, nccl::kAlgoRing, nccl::kProtoSimple)];
+    const double alg_gbs = railyard ? e.railyard_bw : e.nccl_bw;  // algorithm GB/s
+    const double R = comm_.ranks;
+    return alg_gbs * 2 * (R - 1) / R * 8;
   }
 
   std::string describe(std::string_view line, const topology::ClusterDescriptor<>& d,
@@ -632,28 +620,65 @@ class TunerCore {
     const topology::ClusterSpec& s = d.spec();
     std::string hosts_text = format_id_list(g.host);
     if (hosts_text.size() > 64) hosts_text = str_cat(hosts_text.substr(0, 60), "...");
-    char alpha[64];
-    std::snprintf(alpha, sizeof alpha, "%.1f",
-                  coefficients(4, nccl::kAlgoRing, nccl::kProtoSimple).alpha_us);
+    const FabricTerms ring = terms_[4][nccl::kAlgoRing];
+    const FabricTerms tree = terms_[4][nccl::kAlgoTree];
+    char figures[160];
+    std::snprintf(figures, sizeof figures,
+                  "fabric: allreduce ring x%.2f bandwidth +%.2f us/hop, tree x%.2f +%.2f us/hop",
+                  static_cast<double>(ring.bw_factor), static_cast<double>(ring.extra_inter_us),
+                  static_cast<double>(tree.bw_factor), static_cast<double>(tree.extra_inter_us));
     return str_cat(
         "cluster '", line, "' (", topology::to_string(s.kind), ", ", s.hosts, " hosts, ",
         s.nics_per_host, "x", s.nic_gbps, "G",
         s.planes > 1 ? str_cat(" x ", s.planes, " planes") : "", ", oversub ", s.oversub.down, ":",
-        s.oversub.up, "); ", g.ranks, " ranks on ", g.nodes, " nodes (hosts ", hosts_text, ", ",
-        distinct(sus), " SU, ", distinct(pods), " pod, ", g.domains, " NVLink domain",
-        g.domains == 1 ? "" : "s", "), ", g.ranks_per_node, " ranks/node on ", g.rails.size(),
-        " NIC", g.rails.size() == 1 ? "" : "s", "; model allreduce bus Gb/s ring ",
-        static_cast<int64_t>(ring_allreduce_gbps_), " tree ",
-        static_cast<int64_t>(tree_allreduce_gbps_), ", ring/simple alpha ", alpha, " us");
+        s.oversub.up, ", ", topology::to_string(s.gpu), "); ", g.ranks, " ranks on ", g.nodes,
+        " nodes", g.hosts_per_node > 1 ? str_cat(" of ", g.hosts_per_node, " hosts (MNNVL)") : "",
+        " (hosts ", hosts_text, ", ", distinct(sus), " SU, ", distinct(pods), " pod), ",
+        std::min(g.ranks_per_node, d.gpus_per_host()), " ranks/host on ", g.rails.size(), " NIC",
+        g.rails.size() == 1 ? "" : "s", "; NCCL ring allreduce bus Gb/s ",
+        static_cast<int64_t>(ring_bus_gbps(false)), ", railyard ",
+        static_cast<int64_t>(ring_bus_gbps(true)), "; ", figures);
   }
 
-  std::array<CostCoefficients, nccl::kNumTunedFunctions * kAlgoProto> coef_{};
+  NcclCommView comm_;
+  NcclConstants constants_{};
+  NcclTables nccl_tables_;
+  FabricTermTable terms_{};
+  std::array<Entry, nccl::kNumTunedFunctions * kAlgoProto> entries_{};
   std::vector<TuningRule> rules_;
   int32_t rules_parsed_ = 0;
   std::vector<std::string> warnings_;
   std::string summary_;
-  double ring_allreduce_gbps_ = 0;
-  double tree_allreduce_gbps_ = 0;
+  std::string hosts_note_;
 };
+
+// The digest of the tuner's own inputs, which every rank of a job must share:
+// the cluster (its canonical spec string, so "h100-1024" and its spelled-out
+// spec agree), the host list text (RAILYARD_HOSTS, spaces ignored) and the rules
+// text (NCCL_TUNER_CONFIG_FILE). Not nRanks/nNodes: NCCL gives every rank of a
+// communicator the same ones, and one job's communicators differ in them. Equal
+// digests and equal NCCL inputs give equal decisions. Errors: the cluster's.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<uint64_t> tuner_input_digest(std::string_view cluster,
+                                                    std::string_view hosts,
+                                                    std::string_view rules) {
+  RAILYARD_ASSIGN_OR_RETURN(std::string line, detail::cluster_line(cluster));
+  RAILYARD_ASSIGN_OR_RETURN(topology::ClusterSpec spec, topology::parse_cluster(line));
+  detail::Fnv1a digest;
+  digest.add(topology::to_spec_string(spec));
+  std::string compact;
+  for (char c : hosts)
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') compact.push_back(c);
+  digest.add(compact);
+  digest.add(rules);
+  return digest.value();
+}
+
+// 16 lower-case hex digits, as RAILYARD_TUNER_DIGEST holds a digest.
+[[nodiscard]] inline std::string format_digest(uint64_t digest) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
+  return text;
+}
 
 }  // namespace railyard::tune

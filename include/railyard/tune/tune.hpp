@@ -9,6 +9,8 @@
 #pragma once
 
 #include "railyard/tune/model.hpp"
+#include "railyard/tune/nccl_graphs.hpp"
+#include "railyard/tune/nccl_model.hpp"
 #include "railyard/tune/nccl.hpp"
 #include "railyard/tune/rules.hpp"
 #include "railyard/tune/simulated_rules.hpp"
