@@ -1,9 +1,9 @@
 # Checks a plugin shared library the way the process that loads it would see it:
 #   cmake -DLIBRARY=<lib.so> -DREADELF=<readelf> -DNM=<nm> -DEXPORTS=a,b,...
 #         [-DALLOW_NEEDED_REGEX=<regex>] -P check_plugin_library.cmake
-# 1. NEEDED (readelf -d): only the C and C++ runtimes — libc, libstdc++, libm,
-#    libgcc_s (and the dynamic loader) — plus whatever ALLOW_NEEDED_REGEX admits
-#    (the sanitizer runtimes in a sanitizer build).
+# 1. NEEDED (readelf -d): only the C and C++ runtimes — libc, libstdc++, libm
+#    (and the dynamic loader; libgcc is linked in statically) — plus whatever
+#    ALLOW_NEEDED_REGEX admits (the sanitizer runtimes in a sanitizer build).
 # 2. Defined dynamic symbols (nm -D --defined-only): exactly EXPORTS.
 # 3. Undefined dynamic symbols (nm -D --undefined-only): none from Abseil.
 # Prints "SKIPPED: ..." (the test's SKIP_REGULAR_EXPRESSION) when a tool is missing.
@@ -32,7 +32,7 @@ set(foreign)
 foreach(line IN LISTS needed_lines)
   string(REGEX REPLACE ".*\\[([^]]+)\\].*" "\\1" lib "${line}")
   list(APPEND needed "${lib}")
-  if(lib MATCHES "^(libc|libstdc\\+\\+|libm|libgcc_s|ld-linux[-a-z0-9_.]*)\\.so(\\.[0-9]+)*$")
+  if(lib MATCHES "^(libc|libstdc\\+\\+|libm|ld-linux[-a-z0-9_.]*)\\.so(\\.[0-9]+)*$")
     continue()
   endif()
   if(ALLOW_NEEDED_REGEX AND lib MATCHES "${ALLOW_NEEDED_REGEX}")
