@@ -1,5 +1,6 @@
 #include "railyard/export/plan_files.hpp"
 #include "railyard/pipeline/plan.hpp"
+#include "railyard/plugin/tuner.hpp"
 #include "railyard/report/plan_report.hpp"
 #include "railyard/tune/model.hpp"
 #include "railyard/tune/rules.hpp"
@@ -716,6 +717,31 @@ TEST_CASE("plan: --out writes every artifact and each one is valid") {
       env_names.insert(n);
     }
     for (const cc::EnvVar& v : j.cc->nccl_env) CHECK(env_names.count(v.name) == 1);
+    // What railyard's tuner plugin reads, as every rank of the job gets it: the
+    // plugin's init accepts it (the digest matches the files), and refuses a
+    // rank without the rule file.
+    {
+      std::map<std::string, std::string> env;
+      for (const std::string& l : lines_of(read_file(jd / "nccl.env")))
+        if (!l.empty() && l[0] != '#') env[l.substr(0, l.find('='))] = l.substr(l.find('=') + 1);
+      CHECK(env["NCCL_TUNER_PLUGIN"] == "railyard");
+      railyard::plugin::TunerEnvironment te;
+      te.cluster = env["RAILYARD_CLUSTER"];
+      te.hosts = env["RAILYARD_HOSTS"];
+      te.digest = env["RAILYARD_TUNER_DIGEST"];
+      te.rules_file = (jd / "nccl_tuner.conf").string();
+      const auto nodes = static_cast<size_t>(j.job.gpus() / 8);
+      void* ctx = nullptr;
+      CHECK(railyard::plugin::tuner_init(&ctx, 1, static_cast<size_t>(j.job.gpus()), nodes,
+                                         nullptr, nullptr, nullptr, tune::NcclRelease::k2_30,
+                                         te) == railyard::plugin::nccl::Result::kSuccess);
+      railyard::plugin::tuner_finalize(ctx);
+      te.rules_file.reset();
+      CHECK(railyard::plugin::tuner_init(&ctx, 1, static_cast<size_t>(j.job.gpus()), nodes,
+                                         nullptr, nullptr, nullptr, tune::NcclRelease::k2_30,
+                                         te) == railyard::plugin::nccl::Result::kInvalidUsage);
+      railyard::plugin::tuner_finalize(ctx);
+    }
 
     // The file loads in railyard's tuner (the plugin's own parser) without a
     // warning, and every rule is one of the job's.

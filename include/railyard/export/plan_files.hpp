@@ -51,6 +51,8 @@
 #include "railyard/export/slurm.hpp"
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/cluster.hpp"
+#include "railyard/core/hostlist.hpp"
+#include "railyard/tune/model.hpp"
 #include "railyard/tune/rules.hpp"
 #include "railyard/version.hpp"
 
@@ -68,18 +70,39 @@ struct PlanFilesOptions {
 };
 
 // The NCCL environment file of a job: a header, then per variable a `# reason`
-// line and a NAME=value line.
+// line and a NAME=value line: derive_cc's settings, then what railyard's tuner
+// plugin reads (docs/nccl-tuner.md): the cluster's canonical spec, the job's
+// hosts in node order and the digest of those with the job's rule file
+// (`tuner_rules`, the text of nccl_tuner.conf), which every rank checks.
 RAILYARD_LAZY
-[[nodiscard]] std::string nccl_env_file(const pipeline::PlanJobResult& j, std::string_view cluster) {
+[[nodiscard]] std::string nccl_env_file(const pipeline::PlanJobResult& j, std::string_view cluster,
+                                        const topology::ClusterDescriptor<>& d,
+                                        std::string_view tuner_rules) {
   std::string out =
       str_cat("# NCCL environment for job ", j.job.name, " (railyard plan on ", cluster,
               "; cc/derive.hpp, incast ", j.incast, ": ", j.incast_source,
               ")\n# Export each NAME=value line in the job's environment. Also set, per host,\n"
-              "# NCCL_TOPO_FILE to ../../topo/<host>.xml and, with a tuner plugin that reads\n"
-              "# it (NCCL's example tuner), NCCL_TUNER_CONFIG_FILE to nccl_tuner.conf here.\n");
+              "# NCCL_TOPO_FILE to ../../topo/<host>.xml and NCCL_TUNER_CONFIG_FILE to\n"
+              "# nccl_tuner.conf here (railyard's tuner checks it against\n"
+              "# RAILYARD_TUNER_DIGEST; NCCL's example tuner reads it too).\n");
   if (j.cc)
     for (const cc::EnvVar& v : j.cc->nccl_env)
       str_append(out, "# ", v.reason, "\n", v.name, "=", v.value, "\n");
+  const std::string spec = topology::to_spec_string(d.spec());
+  const std::string hosts = format_host_list(j.at(pipeline::PlanSide::kRailyard).placement.hosts);
+  str_append(out,
+             "# railyard's tuner plugin (libnccl-tuner-railyard.so): NCCL opens "
+             "libnccl-tuner-<name>.so\nNCCL_TUNER_PLUGIN=railyard\n"
+             "# the cluster the tuner models (canonical spec)\nRAILYARD_CLUSTER=",
+             spec, "\n# the job's hosts in node order (node i = hostfile's i-th host)\nRAILYARD_HOSTS=",
+             hosts, "\n");
+  auto digest = tune::tuner_input_digest(spec, hosts, tuner_rules);
+  if (digest.ok())
+    str_append(out,
+               "# digest of RAILYARD_CLUSTER, RAILYARD_HOSTS and nccl_tuner.conf: a rank whose "
+               "inputs differ\n# fails communicator init instead of tuning differently\n"
+               "RAILYARD_TUNER_DIGEST=",
+               tune::format_digest(*digest), "\n");
   return out;
 }
 
@@ -166,8 +189,9 @@ RAILYARD_LAZY
     auto megatron = launcher_file("megatron", job, names, options.launch);
     if (!megatron.ok()) return in_file(dir + "megatron-args.txt", megatron.status());
     files.push_back({dir + "megatron-args.txt", *std::move(megatron)});
-    files.push_back({dir + "nccl.env", nccl_env_file(j, r.cluster)});
-    files.push_back({dir + "nccl_tuner.conf", nccl_tuner_file(j)});
+    std::string tuner_rules = nccl_tuner_file(j);
+    files.push_back({dir + "nccl.env", nccl_env_file(j, r.cluster, d, tuner_rules)});
+    files.push_back({dir + "nccl_tuner.conf", std::move(tuner_rules)});
   }
 
   for (pipeline::PlanSide s : pipeline::kPlanSides) {
