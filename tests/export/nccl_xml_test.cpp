@@ -590,17 +590,24 @@ TEST_CASE("nccl_xml: layout: pairing, sockets, bus ranges of invented switches")
     // Each GPU shares its switch (or, on Grace, its CPU) with the NIC it pairs with.
     for (int32_t g = 0; g < d.gpus_per_host(); ++g)
       CHECK(gpu_group[g] == rail_group[d.nic_of_gpu(GpuIndex{g}).value()]);
-    // Invented switches: children on buses after the switch's, before the next's.
+    // Invented switches (domain ffff): children on buses after the switch's and
+    // before the next switch's, as PCIe bridges number their secondary buses.
     std::vector<const XmlElement*> switches;
     for (const auto& [e, p] : all)
       if (e->name == "pci" && e->attr("class") == "0x060400") switches.push_back(e);
+    // Domain k of the model (0000 + k) and of invented ids (ffff - k) alike.
+    auto bus = [](const XmlElement& e) {
+      const int64_t key = bus_key(*e.attr("busid"));
+      const int64_t domain = key / 256;
+      return (domain >= 0x8000 ? 0xffff - domain : domain) * 256 + key % 256;
+    };
     for (size_t i = 0; i < switches.size(); ++i) {
-      const int64_t lo = bus_key(*switches[i]->attr("busid"));
-      const int64_t hi =
-          i + 1 < switches.size() ? bus_key(*switches[i + 1]->attr("busid")) : INT64_MAX;
+      CHECK(switches[i]->attr("busid")->rfind("ffff:", 0) == 0);
+      const int64_t lo = bus(*switches[i]);
+      const int64_t hi = i + 1 < switches.size() ? bus(*switches[i + 1]) : INT64_MAX;
       for (const XmlElement& c : switches[i]->children) {
-        CHECK(lo < bus_key(*c.attr("busid")));
-        CHECK(bus_key(*c.attr("busid")) < hi);
+        CHECK(lo < bus(c));
+        CHECK(bus(c) < hi);
       }
     }
   }

@@ -42,8 +42,8 @@
 //   GPU and NIC hang off the Grace CPU's root ports, so they go right under the
 //   <cpu>, and each <gpu> carries its NVLink-C2C link (<c2c>), which makes the
 //   GPU-NIC path P2C, NCCL's GPUDirect level on C2C systems.
-// * Invented bus ids (switches, the NVSwitch, placeholder GPU/NIC ids) live in
-//   PCI domain ffff (then fffe, ...), which no real device uses (Azure's
+// * Invented bus ids (switches, the NVSwitch, the VM skeleton's placeholder
+//   GPU/NIC ids) live in PCI domain ffff (then fffe, ...), which no real device uses (Azure's
 //   ndv5-topo.xml uses ffff): NCCL keys PCI nodes by bus id and re-reads the class
 //   of every id sysfs knows (xml.cc ncclTopoGetPciNode, ncclTopoGetXmlFromSys), so
 //   an invented id equal to a real one turns a bridge into that device.
@@ -207,10 +207,12 @@ class BusAllocator {
     next_ += n;
     return first;
   }
-  // Slots fill domain ffff first, then fffe, ...: domains no real device uses.
-  static std::string id(int32_t slot) {
-    return busid(kInventedPciDomain - slot / kBusesPerDomain, kFirstBus + slot % kBusesPerDomain,
-                 0, 0);
+  // Slot `slot` in domain 0000, 0001, ... (`invented` = false: the placeholder
+  // GPU/NIC ids of the model, which the path advisor shares) or in ffff, fffe,
+  // ... (`invented` = true: domains no real device uses).
+  static std::string id(int32_t slot, bool invented) {
+    const int32_t k = slot / kBusesPerDomain;
+    return busid(invented ? kInventedPciDomain - k : k, kFirstBus + slot % kBusesPerDomain, 0, 0);
   }
 
  private:
@@ -306,14 +308,19 @@ class XmlOut {
 
 }  // namespace detail
 
-// The invented PCI bus ids nccl_topology_xml() uses where no real ones are known:
-// per PCIe group u (one switch, its GPUs, its NICs; groups = min(GPUs, NICs) per
-// host) the switch's id, then its GPUs', then its NICs', and last the NVSwitch,
-// all in domain ffff. The path advisor finds NICs by these ids too.
+// The bus ids nccl_topology_xml() makes up where no real ones are known: per PCIe
+// group u (one switch, its GPUs, its NICs; groups = min(GPUs, NICs) per host) the
+// switch's bus, then its GPUs', then its NICs', and last the NVSwitch's. Switches
+// and the NVSwitch are in domain ffff. GPU/NIC placeholders exist twice: in
+// domain 0000 for the model (nccl_topology_xml's full form, which the path
+// advisor finds NICs by) and in domain ffff for the VM skeleton, the only form
+// with placeholders that nccl_topology_file() hands out.
 struct SyntheticBusIds {
   std::vector<std::string> switches;  // per PCIe group
-  std::vector<std::string> gpus;      // per GPU index
-  std::vector<std::string> nics;      // per NIC index
+  std::vector<std::string> gpus;      // per GPU index, model placeholders
+  std::vector<std::string> nics;      // per NIC index, model placeholders
+  std::vector<std::string> vm_gpus;   // per GPU index, domain ffff
+  std::vector<std::string> vm_nics;   // per NIC index, domain ffff
   std::string nvswitch;
 };
 [[nodiscard]] inline SyntheticBusIds synthetic_bus_ids(const topology::ClusterDescriptor<>& d) {
@@ -325,17 +332,19 @@ struct SyntheticBusIds {
   detail::BusAllocator alloc;
   SyntheticBusIds ids;
   ids.switches.resize(static_cast<size_t>(groups));
-  ids.gpus.resize(static_cast<size_t>(gpus));
-  ids.nics.resize(static_cast<size_t>(nics));
   for (int32_t u = 0; u < groups; ++u) {
     int32_t slot = alloc.reserve(1 + gpus_per_group + nics_per_group);
-    ids.switches[static_cast<size_t>(u)] = detail::BusAllocator::id(slot++);
-    for (int32_t i = 0; i < gpus_per_group; ++i)
-      ids.gpus[static_cast<size_t>(u * gpus_per_group + i)] = detail::BusAllocator::id(slot++);
-    for (int32_t i = 0; i < nics_per_group; ++i)
-      ids.nics[static_cast<size_t>(u * nics_per_group + i)] = detail::BusAllocator::id(slot++);
+    ids.switches[static_cast<size_t>(u)] = detail::BusAllocator::id(slot++, true);
+    for (int32_t i = 0; i < gpus_per_group; ++i, ++slot) {
+      ids.gpus.push_back(detail::BusAllocator::id(slot, false));
+      ids.vm_gpus.push_back(detail::BusAllocator::id(slot, true));
+    }
+    for (int32_t i = 0; i < nics_per_group; ++i, ++slot) {
+      ids.nics.push_back(detail::BusAllocator::id(slot, false));
+      ids.vm_nics.push_back(detail::BusAllocator::id(slot, true));
+    }
   }
-  ids.nvswitch = detail::BusAllocator::id(alloc.reserve(1));
+  ids.nvswitch = detail::BusAllocator::id(alloc.reserve(1), true);
   return ids;
 }
 
@@ -424,8 +433,9 @@ struct PlacedFunction {
 }  // namespace detail
 
 // The NCCL topology XML of host `opt.host` (see the overview for the layout), with
-// placeholder ids (domain ffff) for devices neither given nor in opt.sysfs; the
-// file to hand NCCL is nccl_topology_file()'s.
+// placeholder ids for devices neither given nor in opt.sysfs (SyntheticBusIds:
+// domain 0000 in the full form, the model; ffff in the VM form); the file to
+// hand NCCL is nccl_topology_file()'s.
 // Errors (InvalidArgument, naming the field and value): host out of range, sm
 // outside [60, 1000), a malformed nic_class, bus id lists of the wrong length,
 // malformed or duplicated, a sysfs with a GPU or RDMA port count other than the
@@ -514,7 +524,7 @@ RAILYARD_LAZY
       f.sysfs = &(*sys_gpus)[i];
       f.busid = f.sysfs->self.busid;
     } else {
-      f.busid = ids.gpus[i];
+      f.busid = opt.vm ? ids.vm_gpus[i] : ids.gpus[i];
       f.placeholder = true;
     }
     functions.push_back(std::move(f));
@@ -581,7 +591,7 @@ RAILYARD_LAZY
     for (int32_t n = 0; n < nics; ++n) {
       PlacedFunction f;
       f.group = n / nics_per_group;
-      f.busid = ids.nics[static_cast<size_t>(n)];
+      f.busid = opt.vm ? ids.vm_nics[static_cast<size_t>(n)] : ids.nics[static_cast<size_t>(n)];
       f.placeholder = true;
       f.ports = conventional_ports(n);
       functions.push_back(std::move(f));
