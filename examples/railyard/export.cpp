@@ -1,5 +1,7 @@
 // railyard export — files for other tools (NCCL, Slurm, Kubernetes, launchers).
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@ constexpr FlagUse kExportFlags[] = {required("format"), {"cluster"},       {"top
                                     {"topology-csv"},   {"host-gbps"},     {"leaf-up-gbps"},
                                     {"spine-up-gbps"},  {"host"},          {"vm"},
                                     {"gpu-busids"},     {"nic-busids"},    {"nccl-rail-plane"},
+                                    {"sysfs-root"},
                                     {"node-pattern"},   {"legacy-labels"}, {"job"},
                                     {"hosts"},          {"order"},         {"master-port"},
                                     {"cores-per-rank"}};
@@ -60,6 +63,7 @@ constexpr FormatOnly kFormatOnly[] = {
     {"gpu-busids", &is_nccl_xml, kOnlyXml},
     {"nic-busids", &is_nccl_xml, kOnlyXml},
     {"nccl-rail-plane", &is_nccl_xml, kOnlyXml},
+    {"sysfs-root", &is_nccl_xml, kOnlyXml},
     {"legacy-labels", &is_k8s, "applies only to --format k8s-labels or k8s-label-script"},
     {"master-port", &takes_port, "applies only to --format torchrun or rank-env"},
     {"cores-per-rank", &is_rankfile, "applies only to --format rankfile"},
@@ -75,7 +79,11 @@ constexpr FieldRoute kExportLaunchRoutes[] = {{"master_port", {"master-port"}},
                                               {"cores_per_rank", {"cores-per-rank"}},
                                               {"host_name", {"node-pattern"}}};
 constexpr FieldRoute kXmlRoutes[] = {
-    {"host", {"host"}}, {"gpu_busids", {"gpu-busids"}}, {"nic_busids", {"nic-busids"}}};
+    {"host", {"host"}},
+    {"gpu_busids", {"gpu-busids"}},
+    {"nic_busids", {"nic-busids"}},
+    {"sysfs", {"sysfs-root"}},
+    {"sysfs_root", {"sysfs-root"}}};
 
 std::vector<std::string> comma_list(const Flags& flags, std::string_view flag) {
   std::vector<std::string> out;
@@ -111,7 +119,19 @@ Outcome nccl_xml(const Flags& flags, const topology::ClusterDescriptor<>& d) {
   options.rail_plane = flags.boolean("nccl-rail-plane");
   options.gpu_busids = comma_list(flags, "gpu-busids");
   options.nic_busids = comma_list(flags, "nic-busids");
-  auto xml = exports::nccl_topology_xml(d, options);
+  // The host's devices, unless both id lists are given. A missing default /sys
+  // is an empty host (the file is then refused below unless --vm); a given
+  // --sysfs-root must exist.
+  if (options.gpu_busids.empty() || options.nic_busids.empty()) {
+    const std::string root(flags.text("sysfs-root"));
+    std::error_code ec;
+    if (flags.given("sysfs-root") || std::filesystem::is_directory(root, ec)) {
+      auto host = exports::read_sysfs_host(root);
+      if (!host.ok()) return routed_error(flags, kXmlRoutes, host.status(), shown(flags, "format"));
+      options.sysfs = *std::move(host);
+    }
+  }
+  auto xml = exports::nccl_topology_file(d, options);
   if (!xml.ok()) return routed_error(flags, kXmlRoutes, xml.status(), shown(flags, "format"));
   return Output(*std::move(xml));
 }
@@ -184,7 +204,7 @@ Outcome run_export(const Invocation& inv) {
 const Subcommand kExport{
     "export",
     "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--host H] "
-    "[--vm] [--node-pattern P] [--legacy-labels] [--job PLAN [--hosts LIST] [--order O]]",
+    "[--vm] [--sysfs-root DIR] [--node-pattern P] [--legacy-labels] [--job PLAN [--hosts LIST] [--order O]]",
     "files for other tools: NCCL topology XML, Slurm, Kubernetes, CSV, launcher files",
     "",
     kExportFlags,

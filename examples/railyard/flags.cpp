@@ -40,7 +40,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 47> kFlagTable = {{
+constexpr std::array<FlagSpec, 48> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -126,18 +126,25 @@ constexpr std::array<FlagSpec, 47> kFlagTable = {{
      "--host 3"},
     {"vm", K::kBool, "", "false",
      "export --format nccl-xml: write the skeleton NCCL needs inside a VM (CPU/NUMA nodes, PCIe "
-     "switches with bus ids in domain ffff, bare GPU/NIC functions).",
+     "switches with bus ids in domain ffff, bare GPU/NIC functions; placeholder ids in domain "
+     "ffff unless --gpu-busids/--nic-busids or sysfs give real ones).",
      "--vm"},
+    {"sysfs-root", K::kText, "DIR", "/sys",
+     "export --format nccl-xml: where to read the host's GPUs and RDMA NICs (bus ids, NUMA "
+     "nodes, CPUs, bridges; DIR/bus/pci/devices, DIR/class/infiniband). Without real ids, from "
+     "here or --gpu-busids/--nic-busids, a bare-metal file is refused.",
+     "--sysfs-root tests/data/sysfs/hgx_h100"},
     {"gpu-busids", K::kText, "LIST", "",
-     "export --format nccl-xml: the host's real GPU bus ids in GPU order, comma-separated, "
-     "replacing the generated ones.",
+     "export --format nccl-xml: the host's real GPU bus ids in GPU order, comma-separated "
+     "(instead of sysfs's).",
      "--gpu-busids=0001:00:00.0,0002:00:00.0,..."},
     {"nic-busids", K::kText, "LIST", "",
      "export --format nccl-xml: the host's real NIC bus ids in NIC order, comma-separated.",
      "--nic-busids=0101:00:00.0,..."},
     {"nccl-rail-plane", K::kBool, "", "true",
-     "export --format nccl-xml: write rail= and plane= on each <net> (NCCL >= 2.30; they must "
-     "match NCCL_IB_HCA name:port:rail:plane, or NCCL refuses the file).",
+     "export --format nccl-xml: write rail= and plane= on each <net> (NCCL >= 2.30). NCCL "
+     "2.30.7 keeps the file's values: they silently win over NCCL_IB_HCA name:port:rail:plane; "
+     "--no-nccl-rail-plane leaves them to NCCL_IB_HCA and the net plugin.",
      "--no-nccl-rail-plane"},
     {"node-pattern", K::kText, "PATTERN", topology::kDefaultNodePattern,
      "export (slurm-*, k8s-*, csv and launcher formats, from --cluster), plan --out: host names "

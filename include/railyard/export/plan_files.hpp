@@ -11,7 +11,8 @@
 // recommends):
 //   README.txt                    what each file is and how to use it
 //   plan.json                     plan_json(): everything in the report
-//   topo/<host>.xml               NCCL_TOPO_FILE of every host (nccl_xml.hpp, full form)
+//   topo/<host>.xml               NCCL_TOPO_FILE skeleton of every host (nccl_xml.hpp, VM form:
+//                                 the planning machine does not see the hosts' bus ids)
 //   slurm/topology.conf           topology/tree (slurm.hpp)
 //   slurm/topology.yaml           Slurm 25.05+ tree + block topologies
 //   k8s/labels.yaml               node labels and a Kueue Topology (k8s_labels.hpp)
@@ -139,7 +140,9 @@ RAILYARD_LAZY
   std::string readme = str_cat(
       "railyard plan on ", r.cluster, " (railyard ", kVersion, ")\n\n",
       "plan.json                     the whole report as JSON\n",
-      "topo/<host>.xml               NCCL topology of each host: NCCL_TOPO_FILE=<this file>\n",
+      "topo/<host>.xml               NCCL topology skeleton of each host (VM form): replace the\n"
+      "                              placeholder ffff:* GPU/NIC bus ids with the host's, or on bare\n"
+      "                              metal run `railyard export --format nccl-xml` on the host\n",
       "slurm/topology.conf           Slurm topology/tree (TopologyPlugin=topology/tree)\n",
       "slurm/topology.yaml           Slurm 25.05+ topology.yaml (tree and block)\n",
       "k8s/labels.yaml               Kubernetes node labels and a Kueue Topology\n",
@@ -158,9 +161,13 @@ RAILYARD_LAZY
 
   for (int32_t h = 0; h < d.hosts(); ++h) {
     const std::string path = str_cat("topo/", names[static_cast<size_t>(h)], ".xml");
+    // The VM skeleton: the hosts' bus ids are not known here, and a bare-metal
+    // file with invented ids is refused (nccl_topology_file). Its placeholder
+    // ids (domain ffff) match no device, so unedited it changes nothing in NCCL.
     NcclXmlOptions x;
     x.host = h;
-    auto xml = nccl_topology_xml(d, x);
+    x.vm = true;
+    auto xml = nccl_topology_file(d, x);
     if (!xml.ok()) return in_file(path, xml.status());
     files.push_back({path, *std::move(xml)});
   }
