@@ -191,9 +191,11 @@ void check_fill(const rt::TunerCore* core, const std::vector<rt::TuningRule>& ru
     const bool in_model = tuned && a < std::min(num_algo, nccl::kNumAlgorithms) &&
                           p < std::min(num_proto, nccl::kNumProtocols);
     const float scale = in_model ? core->scale(coll, a, p, bytes, pipe_ops) : 1.0f;
-    if (in_model && before[i] > 0.0f && scale != 1.0f) {
-      RAILYARD_FUZZ_CHECK(same_bits(after[i], before[i] * scale),
-                          "an allowed cell is NCCL's cost times railyard's ratio");
+    if (in_model && before[i] > 0.0f && std::isfinite(before[i]) && scale != 1.0f) {
+      const float scaled = before[i] * scale;
+      RAILYARD_FUZZ_CHECK(
+          same_bits(after[i], std::isfinite(scaled) ? scaled : std::numeric_limits<float>::max()),
+          "an allowed cell is NCCL's cost times railyard's ratio (at most FLT_MAX)");
     } else {
       RAILYARD_FUZZ_CHECK(same_bits(before[i], after[i]),
                           "forced, unscaled and uncovered cells keep NCCL's value");

@@ -95,8 +95,9 @@ RAILYARD_LAZY
              "# railyard's tuner plugin (libnccl-tuner-railyard.so): NCCL opens "
              "libnccl-tuner-<name>.so\nNCCL_TUNER_PLUGIN=railyard\n"
              "# the cluster the tuner models (canonical spec)\nRAILYARD_CLUSTER=",
-             spec, "\n# the job's hosts in node order (node i = hostfile's i-th host)\nRAILYARD_HOSTS=",
-             hosts, "\n");
+             spec, "\n# the job's hosts in node order (node i holds the hostfile's ranks ",
+             d.gpus_per_host(), "i to ", d.gpus_per_host(), "i+", d.gpus_per_host() - 1,
+             ")\nRAILYARD_HOSTS=", hosts, "\n");
   auto digest = tune::tuner_input_digest(spec, hosts, tuner_rules);
   if (digest.ok())
     str_append(out,

@@ -75,6 +75,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -442,13 +443,16 @@ class TunerCore {
       return;
     const int algos = std::min(num_algo, nccl::kNumAlgorithms);
     const int protos = std::min(num_proto, nccl::kNumProtocols);
-    const int pipe_ops = std::max(num_pipe_ops, 1);
     for (int a = 0; a < algos; ++a)
       for (int p = 0; p < protos; ++p) {
         float& cell = table[a * num_proto + p];
-        if (!(cell > 0.0f)) continue;  // not allowed (negative), forced (0) or NaN
-        const float ratio = scale(c, a, p, n_bytes, pipe_ops);
-        if (ratio != 1.0f) cell *= ratio;
+        // Not allowed (negative), forced (0), NaN or infinite: NCCL's as it is.
+        if (!(cell > 0.0f) || !std::isfinite(cell)) continue;
+        const float ratio = scale(c, a, p, n_bytes, num_pipe_ops);
+        if (ratio == 1.0f) continue;
+        // A cost near FLT_MAX stays the largest finite one rather than overflowing.
+        const float scaled = cell * ratio;
+        cell = std::isfinite(scaled) ? scaled : std::numeric_limits<float>::max();
       }
     for (const TuningRule& r : rules_) {
       if (r.coll != c || n_bytes < r.min_bytes || n_bytes > r.max_bytes) continue;
@@ -466,8 +470,11 @@ class TunerCore {
 
   // The factor fill_cost_table applies to NCCL's entry (coll, algo, proto): 1
   // where railyard's fabric changes nothing or the entry is not modeled.
+  // NCCL never passes numPipeOps < 1; such a value counts as 1.
   [[nodiscard]] float scale(int coll, int algo, int proto, size_t n_bytes,
                             int num_pipe_ops) const noexcept {
+    if (!in_range(coll, algo, proto)) return 1.0f;
+    num_pipe_ops = std::max(num_pipe_ops, 1);
     const Entry& e = entries_[index(coll, algo, proto)];
     if (!e.changed) return 1.0f;
     const float nccl_us =

@@ -379,9 +379,10 @@ constexpr float nccl_net_overhead_us(NcclCpu cpu) { return cpu == NcclCpu::kAmd 
       n_bytes / (static_cast<size_t>(std::max(comm.channels, 1)) *
                  static_cast<size_t>(comm.ranks)) >= 64)
     lat = static_cast<float>(lat * (comm.compcap < 80 ? 1.9 : 1.4));
-  const int lat_count =
+  // DIVUP in 64 bits: NCCL's numPipeOps is small, a caller's may be INT_MAX.
+  const int64_t lat_count =
       algo == kAlgoRing ? num_pipe_ops
-                        : (num_pipe_ops + tune::detail::kNcclMaxWorkBatchColls - 1) /
+                        : (int64_t{num_pipe_ops} + tune::detail::kNcclMaxWorkBatchColls - 1) /
                               tune::detail::kNcclMaxWorkBatchColls;
   return lat * static_cast<float>(lat_count) + static_cast<float>(n_bytes) / (1000.0f * bw);
 }
