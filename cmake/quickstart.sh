@@ -182,8 +182,14 @@ run_pass "warnings-as-errors" build "" "" -- \
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-run_pass "asan+ubsan" build-asan "-LE packaging" "" -- \
+# Under ASan+UBSan: not the header check (a compile-only check the first pass
+# ran), not the CLI runs labelled long_simulation (the cc --simulate search,
+# 30-50 s each instrumented; its code runs instrumented in the library tests and
+# in the cli.cc_simulate_json/_svg runs), and a quarter of each random sweep
+# (tests/support/budget.hpp).
+run_pass "asan+ubsan" build-asan "-LE packaging|long_simulation" "" -- \
   -DCMAKE_BUILD_TYPE=Debug \
+  -DRAILYARD_HEADER_CHECK=OFF \
   -DRAILYARD_BUILD_TESTS=ON \
   -DRAILYARD_BUILD_EXAMPLES=ON \
   -DRAILYARD_BUILD_BENCH=OFF \

@@ -92,7 +92,7 @@ Status check_cc_dependencies(const Invocation& inv) {
   for (std::string_view flag : {"start-rate", "svg", "simulate-ms"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.boolean("simulate"),
                                        "needs --simulate (the NIC model's search)"));
-  return ok_status();
+  return check_output_flag(flags, "svg");
 }
 
 // The incast of the job's collective (--collective) or training step, on

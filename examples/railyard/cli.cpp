@@ -16,6 +16,11 @@ Status write_flag_file(const Flags& flags, std::string_view flag, std::string_vi
   return flag_error(flags, flag, write_text_file(flag, flags.text(flag), text));
 }
 
+Status check_output_flag(const Flags& flags, std::string_view flag) {
+  if (!flags.given(flag)) return ok_status();
+  return flag_error(flags, flag, check_writable(flag, flags.text(flag)));
+}
+
 std::optional<Status> no_path_error(const Invocation& inv, const Status& s) {
   if (s.code() != StatusCode::kUnavailable && s.code() != StatusCode::kFailedPrecondition)
     return std::nullopt;

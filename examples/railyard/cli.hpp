@@ -80,6 +80,9 @@ extern const Subcommand kHelp;
 // Writes `text` to the file a flag names.
 [[nodiscard]] Status write_flag_file(const Flags& flags, std::string_view flag,
                                      std::string_view text);
+// When `flag` was given: whether its file can be written (check_writable), so
+// a bad output path fails before the work that fills it.
+[[nodiscard]] Status check_output_flag(const Flags& flags, std::string_view flag);
 
 // The library's no-path errors (Unavailable: every path is down;
 // FailedPrecondition: no choice avoids the failures) as input errors: naming

@@ -60,6 +60,7 @@ Outcome run_simulate(const Invocation& inv) {
     if (Status s = topology::apply_failures(cluster.fabric, flags.text("down"), overlay); !s.ok())
       return flag_error(flags, "down", s);
 
+  RAILYARD_RETURN_IF_ERROR(check_output_flag(flags, "svg"));
   sim::CollectiveSimOptions options;
   options.algorithm = in.algorithm;
   options.routing = *routing;

@@ -1,4 +1,5 @@
-// The search's promise, as a property over 240 random fabrics and incasts: the
+// The search's promise, as a property over 240 random fabrics and incasts (60
+// under the sanitizers, tests/support/budget.hpp): the
 // recommendation, simulated again here scenario by scenario, is never worse
 // than the vendor defaults on any metric that matters (pauses, paused time,
 // drops, peak queue, utilization, fairness, convergence), with the tolerances
@@ -14,6 +15,7 @@
 
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/cluster.hpp"
+#include "../support/budget.hpp"
 
 namespace {
 
@@ -37,7 +39,7 @@ TEST_CASE("cc recommend: never worse than the vendor defaults on 240 random fabr
     return values[std::uniform_int_distribution<size_t>(0, sizeof...(options) - 1)(rng)];
   };
   int32_t dominated = 0, cases = 0;
-  for (int k = 0; k < 240; ++k) {
+  for (int k = 0; k < railyard::testing::cases(240); ++k) {
     const int32_t gbps = pick(100, 200, 400);
     const int32_t tiers = pick(2, 2, 3);
     const std::string spec =

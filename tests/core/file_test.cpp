@@ -30,3 +30,41 @@ TEST_CASE("read_text_file / write_text_file: round trip, errors name the field a
         "trace=: the file name is empty");
   CHECK(railyard::has_field(railyard::write_text_file("svg", "", "x"), "svg"));
 }
+
+TEST_CASE("check_writable: agrees with what write_text_file then does, and touches nothing") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "railyard_check_writable";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string fresh = (dir / "new.svg").string();
+  // A new file in an existing directory: fine, and not created by the check.
+  CHECK(railyard::check_writable("svg", fresh).ok());
+  CHECK_FALSE(std::filesystem::exists(fresh));
+  CHECK(railyard::write_text_file("svg", fresh, "x").ok());
+  // An existing file: fine, and left as it was.
+  CHECK(railyard::check_writable("svg", fresh).ok());
+  CHECK(std::filesystem::file_size(fresh) == 1);
+
+  // Each refusal is one write_text_file would also fail on.
+  struct Case {
+    std::string path, message;
+  };
+  const std::string d = dir.string();
+  for (const Case& c : {Case{d + "/missing/a.svg",
+                             "svg=" + d + "/missing/a.svg: cannot write the file (no directory " +
+                                 d + "/missing)"},
+                        Case{d, "svg=" + d + ": cannot write the file (it is a directory)"},
+                        Case{fresh + "/x.svg", "svg=" + fresh +
+                                                   "/x.svg: cannot write the file (no directory " +
+                                                   fresh + ")"},
+                        Case{"", "svg=: the file name is empty"}}) {
+    CAPTURE(c.path);
+    const railyard::Status s = railyard::check_writable("svg", c.path);
+    CHECK(std::string(railyard::message_of(s)) == c.message);
+    CHECK(railyard::has_field(s, "svg"));
+    CHECK_FALSE(railyard::write_text_file("svg", c.path, "x").ok());
+  }
+  // A bare file name is in the working directory.
+  CHECK(railyard::check_writable("svg", "plain-name.svg").ok() ==
+        railyard::check_writable("svg", "./plain-name.svg").ok());
+  std::filesystem::remove_all(dir);
+}

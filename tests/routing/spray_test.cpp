@@ -14,6 +14,7 @@
 
 #include "../support/clusters.hpp"
 #include "../support/test_hash.hpp"
+#include "../support/budget.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/fabric.hpp"
 
@@ -248,7 +249,7 @@ TEST_CASE("spray: k QPs spread over uplinks and their ports hash to the planned 
   const auto models = steerable_models();
   for (std::string_view spec : kClusters) {
     const Cluster c = cluster(spec);
-    for (const auto& [a, b] : pairs_of(c.desc, 11, 5))
+    for (const auto& [a, b] : pairs_of(c.desc, 11, railyard::testing::cases(5)))
       for (int32_t k : ks)
         for (const auto& m : models) {
           CAPTURE(spec);
@@ -312,7 +313,8 @@ TEST_CASE("spray: random failure overlays — no down link, weights follow remai
         else if (roll < 30)
           fo.set_cable_fraction(LinkId{l}, 0.1 * static_cast<double>(1 + rng() % 9));
       }
-      for (const auto& [a, b] : pairs_of(c.desc, 100 + static_cast<uint64_t>(scenario), 4))
+      for (const auto& [a, b] : pairs_of(c.desc, 100 + static_cast<uint64_t>(scenario),
+                                                railyard::testing::cases(4)))
         for (int32_t k : {1, 4, 16, 64})
           for (const auto& m : models) {
             CAPTURE(spec);

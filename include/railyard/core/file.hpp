@@ -5,6 +5,7 @@
 //   // missing: "trace=jobs.csv: cannot open the file", error_field() == {"trace", "jobs.csv"}
 //   railyard::Status s = railyard::write_text_file("svg", "out/heat.svg", svg_text);
 //   railyard::Status d = railyard::make_directories("out", "plan-out/jobs/llm");  // mkdir -p
+//   railyard::Status w = railyard::check_writable("svg", "out/heat.svg");  // before long work
 //
 // Bytes are read and written unchanged (binary mode): no newline translation.
 // An empty path is an error of its own, so a forgotten value is never taken for
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -56,6 +58,33 @@ namespace railyard {
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   out.close();
   if (!out) return invalid_field(field, path, "cannot write the file");
+  return ok_status();
+}
+
+// Whether write_text_file(field, path, ...) can create or replace the file,
+// checked without touching it: a program calls this before a long computation
+// so a mistyped output path fails at once, not minutes later. The directory
+// part must exist and be writable; an existing `path` must be a writable
+// non-directory. Errors as write_text_file's ("cannot write the file"), with the
+// reason.
+[[nodiscard]] inline Status check_writable(std::string_view field, std::string_view path) {
+  if (path.empty()) return invalid_field(field, path, "the file name is empty");
+  const std::string file(path);
+  const size_t slash = file.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return invalid_field(field, path, str_cat("cannot write the file (no directory ", dir, ")"));
+  if (::stat(file.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return invalid_field(field, path, "cannot write the file (it is a directory)");
+    if (::access(file.c_str(), W_OK) != 0)
+      return invalid_field(field, path,
+                           str_cat("cannot write the file (", std::strerror(errno), ")"));
+  } else if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return invalid_field(field, path,
+                         str_cat("cannot write the file (", dir, ": ", std::strerror(errno), ")"));
+  }
   return ok_status();
 }
 
