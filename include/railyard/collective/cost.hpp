@@ -7,6 +7,9 @@
 // latency or contention.
 //
 //   double one_way = railyard::collective::network_path_latency_us(3, 40.0, {});  // via spine
+//   railyard::collective::LatencyModel m{.switch_ns = 300, .nic_ns = 250};  // a user's constants
+//   if (Status s = railyard::collective::check_latency_model(m); !s.ok()) ...  // names the field
+//   // cable lengths are the cluster spec's (host_leaf_m, leaf_spine_m, spine_core_m)
 //
 //   // flows: anything with size(), links(i) (ints) and bytes(i), e.g. sim::FlowStep
 //   std::vector<double> scratch;

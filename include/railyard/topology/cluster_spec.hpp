@@ -11,6 +11,10 @@
 //   std::string text = railyard::topology::to_spec_string(spec);
 //   // "rail_fat_tree:hosts=256,...,oversub=2:1,..." -- parse_cluster(text) == spec
 //
+// One-tier clusters: spec.tiers = 1 with hosts_per_su = hosts (one switch per
+// rail for rail_only, one for every NIC for tor_fat_tree); cable lengths per
+// tier: host_leaf_m, leaf_spine_m, spine_core_m (kCableByMedium: by medium).
+//
 // ClusterSpec is a literal type, so a cluster can also be written in constexpr
 // code (see descriptor.hpp for compile-time descriptors).
 #pragma once

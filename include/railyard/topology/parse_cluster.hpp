@@ -8,6 +8,8 @@
 //   auto spec = railyard::topology::parse_cluster("rail_fat_tree:hosts=256,oversub=2:1");
 //   if (!spec.ok()) { std::cerr << spec.status().message() << "\n"; return 2; }
 //   auto again = railyard::topology::parse_cluster(to_spec_string(*spec));  // == *spec
+//   auto one = railyard::topology::parse_cluster("rail_only:hosts=64,tiers=1");  // 8 switches
+//   // "rail_fat_tree:hosts=64,tiers=1" fails: rails need spines to meet; use rail_only
 #pragma once
 
 #include <cstdint>
