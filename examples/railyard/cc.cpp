@@ -44,6 +44,10 @@ constexpr FlagUse kCcFlags[] = {{"cluster"},
                                 {"mtu"},
                                 {"switch-mtu"},
                                 {"switch-ns"},
+                                {"nic-ns"},
+                                refused("nvswitch-ns",
+                                        "cc's paths run NIC to NIC through the network and cross "
+                                        "no NVLink switch"),
                                 refused("topology-conf", kCcNeedsSpec),
                                 refused("topology-csv", kCcNeedsSpec)};
 
@@ -57,6 +61,7 @@ constexpr FieldRoute kCcRoutes[] = {{"incast", {"incast", "collective", "job"}},
                                     {"mtu_bytes", {"mtu"}},
                                     {"switch_mtu_bytes", {"switch-mtu"}},
                                     {"switch_ns", {"switch-ns"}},
+                                    {"nic_ns", {"nic-ns"}},
                                     {"cable_m", {"cable-m"}},
                                     {"start_fraction", {"start-rate"}},
                                     {"duration_us", {"simulate-ms"}}};
@@ -124,7 +129,7 @@ Outcome run_cc(const Invocation& inv) {
     in.mtu_bytes = mtu;
   }
   if (flags.given("switch-mtu")) in.switch_mtu_bytes = flags.int32("switch-mtu");
-  if (flags.given("switch-ns")) in.latency.switch_ns = flags.decimal("switch-ns");
+  RAILYARD_ASSIGN_OR_RETURN(in.latency, load_latency(flags));
   if (flags.given("cable-m")) {
     auto m = parse_decimal_in("cable_m", flags.text("cable-m"), 0, cc::kMaxCableM, "m");
     if (!m.ok()) return flag_error(flags, "cable-m", m.status());
@@ -227,7 +232,7 @@ const Subcommand kCc{
     "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
     "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
     "[--start-rate F] [--simulate-ms MS] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
-    "[--switch-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json]",
+    "[--switch-ns NS] [--nic-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json]",
     "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate limits",
     "The incast (line-rate senders into one port) is --incast, else the job's: with --collective, "
     "that collective's in its groups (--group, else all ranks); without, the largest of the "

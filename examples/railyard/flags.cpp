@@ -20,8 +20,9 @@ namespace {
 constexpr std::string_view kClusterHelp =
     "the cluster, as a preset name or a spec KIND:key=value,... with KIND one of rail_fat_tree, "
     "tor_fat_tree, rail_only and keys hosts (required), gpus_per_host, nics_per_host, nic_gbps, "
-    "hosts_per_su, switch_radix, oversub, tiers, sus_per_pod, pod_oversub, scale_up, "
-    "nvlink_gbps, planes, switch_layout (docs/cluster-spec.md). Example: "
+    "hosts_per_su, switch_radix, oversub, tiers (1, 2 or 3), sus_per_pod, pod_oversub, "
+    "scale_up, nvlink_gbps, planes, switch_layout, host_leaf_m, leaf_spine_m, spine_core_m "
+    "(docs/cluster-spec.md). Example: "
     "--cluster=rail_fat_tree:hosts=256,oversub=2:1 (256 hosts, 2:1 leaf oversubscription). "
     "Presets: h100-1024, h100-1024-2to1, h100-1024-tor, h100-1024-railonly, "
     "h100-1024-dualplane, gb200-nvl72-576, h100-16k-3tier, h100-128k-3tier (see 'railyard "
@@ -40,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 48> kFlagTable = {{
+constexpr std::array<FlagSpec, 50> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -218,7 +219,8 @@ constexpr std::array<FlagSpec, 48> kFlagTable = {{
      "--message-bytes 1MiB"},
     {"cable-m", K::kText, "M", "",
      "cc: every cable taken as M metres (give the longest run), for the RTTs and the PFC "
-     "headroom alike; more than 0, at most 100000; default: the cluster's lengths by tier.",
+     "headroom alike; more than 0, at most 100000; default: the cluster's lengths by tier "
+     "(the spec's host_leaf_m, leaf_spine_m, spine_core_m, else by medium).",
      "--cable-m 100"},
     {"mtu", K::kInt, "BYTES", "4096",
      "cc: the RoCE MTU (payload bytes per packet): 256, 512, 1024, 2048 or 4096.",
@@ -228,8 +230,17 @@ constexpr std::array<FlagSpec, 48> kFlagTable = {{
      "headroom; at least the RoCE frame (MTU + 62), at most 16384.",
      "--switch-mtu 4200"},
     {"switch-ns", K::kDecimal, "NS", "600",
-     "cc: latency of one switch crossing in ns, 0..100000 (default 600, an assumption).",
+     "simulate, cc, plan: latency of one leaf/spine/core switch crossing in ns, 0..100000 "
+     "(default 600, an assumption; docs/constants.md#latency).",
      "--switch-ns 800"},
+    {"nic-ns", K::kDecimal, "NS", "500",
+     "simulate, cc, plan: latency of one NIC port in ns, counted once per NIC a flow crosses, "
+     "0..100000 (default 500, an assumption).",
+     "--nic-ns 300"},
+    {"nvswitch-ns", K::kDecimal, "NS", "250",
+     "simulate, plan: latency of one NVLink switch crossing in ns, 0..100000 (default 250, an "
+     "assumption).",
+     "--nvswitch-ns 100"},
     {"simulate", K::kBool, "", "false",
      "cc: search congestion-control settings on the NIC and switch model (ConnectX DCQCN, RED "
      "ECN, PFC) over four scenarios (burst, the job's start rate, two-flow fairness, two "

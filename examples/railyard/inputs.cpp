@@ -21,6 +21,10 @@ constexpr FieldRoute kSpeedRoutes[] = {{"host_gbps", {"host-gbps"}},
                                        {"leaf_up_gbps", {"leaf-up-gbps"}},
                                        {"spine_up_gbps", {"spine-up-gbps"}}};
 
+constexpr FieldRoute kLatencyRoutes[] = {{"switch_ns", {"switch-ns"}},
+                                         {"nic_ns", {"nic-ns"}},
+                                         {"nvswitch_ns", {"nvswitch-ns"}}};
+
 }  // namespace
 
 StatusOr<topology::ClusterDescriptor<>> load_cluster(const Invocation& inv) {
@@ -75,6 +79,19 @@ StatusOr<JobInput> load_job(const Flags& flags, const topology::ClusterDescripto
   auto ours = placement::order_ranks(d, *plan, hosts);
   if (!ours.ok()) return flag_error(flags, "job", ours.status());
   return JobInput{*std::move(ours), *std::move(naive)};
+}
+
+StatusOr<collective::LatencyModel> load_latency(const Flags& flags) {
+  collective::LatencyModel m;
+  for (auto [flag, field] : {std::pair{"switch-ns", &collective::LatencyModel::switch_ns},
+                             std::pair{"nic-ns", &collective::LatencyModel::nic_ns},
+                             std::pair{"nvswitch-ns", &collective::LatencyModel::nvswitch_ns}}) {
+    if (flags.use(flag) == nullptr || !flags.given(flag)) continue;
+    m.*field = flags.decimal(flag);
+  }
+  if (Status s = collective::check_latency_model(m); !s.ok())
+    return routed_error(flags, kLatencyRoutes, s, "latency");
+  return m;
 }
 
 StatusOr<const placement::JobPlacement*> chosen_order(const Flags& flags, const JobInput& job) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "railyard/collective/cost.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/placement/ordering.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -36,6 +37,10 @@ struct JobInput {
 };
 [[nodiscard]] StatusOr<JobInput> load_job(const Flags& flags,
                                           const topology::ClusterDescriptor<>& d);
+// The latency model with --switch-ns, --nic-ns and --nvswitch-ns applied (those
+// the subcommand declares and the user gave); a value out of range names its flag.
+[[nodiscard]] StatusOr<collective::LatencyModel> load_latency(const Flags& flags);
+
 // The numbering --order picks.
 [[nodiscard]] StatusOr<const placement::JobPlacement*> chosen_order(const Flags& flags,
                                                                     const JobInput& job);

@@ -23,7 +23,8 @@ namespace {
 
 constexpr FlagUse kPlanFlags[] = {{"cluster"},      {"jobs"},           {"trace"},
                                   {"seed"},         {"json"},           {"out"},
-                                  {"node-pattern"}, {"cores-per-rank"}, {"master-port"}};
+                                  {"node-pattern"}, {"cores-per-rank"}, {"master-port"},
+                                  {"switch-ns"},    {"nic-ns"},         {"nvswitch-ns"}};
 
 constexpr FieldRoute kPlanLaunchRoutes[] = {{"master_port", {"master-port"}},
                                             {"cores_per_rank", {"cores-per-rank"}}};
@@ -79,6 +80,7 @@ StatusOr<pipeline::PlanScenario> plan_scenario(const Flags& flags,
 
 Outcome run_plan(const Invocation& inv) {
   const Flags& flags = inv.flags;
+  RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
   RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
   RAILYARD_ASSIGN_OR_RETURN(const pipeline::PlanScenario s, plan_scenario(flags, d));
 
@@ -106,6 +108,7 @@ Outcome run_plan(const Invocation& inv) {
   PlanProgress progress;
   pipeline::PlanOptions options;
   options.seed = files_options.seed;
+  options.latency = latency;
   if (progress.on()) options.progress = [&progress](std::string_view note) { progress.show(note); };
   progress.show("building the fabric");
   const topology::Cluster cluster{d, topology::materialize(d)};
@@ -138,7 +141,8 @@ Outcome run_plan(const Invocation& inv) {
 const Subcommand kPlan{
     "plan",
     "[--cluster SPEC] [--jobs LIST] [--trace FILE] [--seed S] [--out DIR [--node-pattern P] "
-    "[--master-port PORT] [--cores-per-rank N]] [--json]",
+    "[--master-port PORT] [--cores-per-rank N]] [--switch-ns NS] [--nic-ns NS] "
+    "[--nvswitch-ns NS] [--json]",
     "the whole pipeline on a tenant mix: placement, rank order, paths, congestion control and "
     "simulated speed-up against a naive setup; --out writes every file",
     "Default scenario: the cluster h100-1024-2to1, busy with the jobs still running after jobs "

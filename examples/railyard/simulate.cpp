@@ -30,6 +30,9 @@ constexpr FlagUse kSimulateFlags[] = {required("collective"),
                                       {"down"},
                                       {"json"},
                                       {"svg"},
+                                      {"switch-ns"},
+                                      {"nic-ns"},
+                                      {"nvswitch-ns"},
                                       refused("topology-conf", kSimulateNeedsSpec),
                                       refused("topology-csv", kSimulateNeedsSpec)};
 
@@ -50,6 +53,7 @@ Outcome run_simulate(const Invocation& inv) {
       only_with(inv, "seed", *routing != sim::Routing::kPlanned,
                 "applies only with --routing ecmp or spray (planned paths use no hash)"));
 
+  RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
   RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
@@ -69,6 +73,7 @@ Outcome run_simulate(const Invocation& inv) {
   options.channels = flags.int32("channels");
   options.failures = flags.given("down") ? &overlay : nullptr;
   options.keep_links = flags.given("svg");
+  options.latency = latency;
   auto report =
       sim::simulate_collective(cluster, groups, in.kind, static_cast<int64_t>(*bytes), options);
   if (!report.ok()) {
@@ -92,7 +97,8 @@ const Subcommand kSimulate{
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] [--routing ecmp|planned|spray] "
-    "[--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE]",
+    "[--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE] "
+    "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS]",
     "time a collective on the job's GPUs: simulated vs bound, busbw, link utilization",
     "",
     kSimulateFlags,

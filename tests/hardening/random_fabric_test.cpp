@@ -411,10 +411,10 @@ TEST_CASE("random_fabric: routes under failures are live up/down paths, dead flo
   }
   INFO("steps routed ", routed, ", refused ", refused, "; spray plans ", plans, ", refused ",
        plans_refused);
-  // Coverage: every fabric kind, both tier counts, both plane counts, and both
-  // outcomes of each call.
+  // Coverage: every fabric kind, every tier count (1, 2, 3), both plane counts,
+  // and both outcomes of each call.
   CHECK(kinds.size() == 3);
-  CHECK(tiers.size() == 2);
+  CHECK(tiers.size() == 3);
   CHECK(planes.size() == 2);
   CHECK(routed > 100);
   CHECK(refused > 10);

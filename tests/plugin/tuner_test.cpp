@@ -421,3 +421,30 @@ TEST_CASE("tuner: a wrong input fails init loudly, never a silent per-rank fallb
   CHECK(rp::tuner_init(nullptr, 0, 1, 1, nullptr, nullptr, nullptr, rt::NcclRelease::k2_30,
                        env) == nccl::Result::kInvalidArgument);
 }
+
+TEST_CASE("tuner: a one-tier cluster gives no fabric reason; cable keys move the extra latency") {
+  // Every NIC of 2 hosts on one switch (tiers=1): NCCL's table comes back
+  // bit-identical, as under one leaf of a two-tier fabric.
+  const rt::TunerCore one = make(options("tor_fat_tree:hosts=8,tiers=1", 16, 2));
+  for (const nccl_reference::Row& r : nccl_reference::read("hgx-h100-2-nodes.csv")) {
+    std::array<float, 21> table{};
+    tuned_choice(one, r, table);
+    CHECK(std::memcmp(table.data(), r.cost.data(), sizeof(float) * 21) == 0);
+  }
+  const rt::TunerCore rails = make(options("rail_only:hosts=64,tiers=1", 512, 64));
+  for (int a = 0; a < 7; ++a) {
+    CHECK(rails.fabric_terms(kAllReduce, a).bw_factor == 1.0f);
+    CHECK(rails.fabric_terms(kAllReduce, a).extra_inter_us == 0.0f);
+  }
+  // 33 hosts of h100-1024 leave the first SU: the worst flow crosses 2 more
+  // switches and 2 leaf-spine cables (tune/model.hpp). 250 m instead of 50 m
+  // adds 2 x 200 m x 5 ns/m = 2 us, read from the spec as the plugin reads it.
+  const float base = make(options("h100-1024", 264, 33))
+                         .fabric_terms(kAllReduce, nccl::kAlgoTree)
+                         .extra_inter_us;
+  const float longer = make(options("rail_fat_tree:hosts=128,leaf_spine_m=250", 264, 33))
+                           .fabric_terms(kAllReduce, nccl::kAlgoTree)
+                           .extra_inter_us;
+  CHECK(base == doctest::Approx((2 * 50 * 5.0 + 2 * 600) / 1000));
+  CHECK(longer - base == doctest::Approx(2.0).epsilon(1e-6));
+}

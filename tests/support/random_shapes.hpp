@@ -46,6 +46,14 @@ inline std::vector<topology::ClusterSpec> random_valid_specs(int count, uint32_t
       s.tiers = 3;
       s.sus_per_pod = pick({1, 2, 3});  // one pod is rejected: exercises that check
       s.pod_oversub = rng() % 2 ? Ratio{1, 1} : Ratio{2, 1};
+    } else if (rng() % 4 == 0) {
+      s.tiers = 1;  // one switch per partition: one SU, no uplinks
+      s.hosts_per_su = s.hosts;
+      s.oversub = Ratio{1, 1};
+    }
+    if (rng() % 4 == 0) {
+      s.host_leaf_m = pick({0, 1, 7, 100});
+      s.leaf_spine_m = pick({topology::kCableByMedium, 2, 500});
     }
     if (!topology::derive_shape(s).ok()) continue;
     out.push_back(s);

@@ -388,8 +388,6 @@ RAILYARD_LAZY
 inline constexpr double kMaxCableM = 100000;
 // A switch port MTU above 16 KiB is not an Ethernet switch's (9216 B is the usual most).
 inline constexpr double kMaxSwitchMtuBytes = 16384;
-// A switch latency above 100 µs is a typo, not a switch.
-inline constexpr double kMaxSwitchNs = 100000;
 // The RoCE MTUs a NIC takes (the InfiniBand path MTUs, IBTA Vol. 1 §7.7.9).
 inline constexpr std::array<int32_t, 5> kRoceMtus = {256, 512, 1024, 2048, 4096};
 
@@ -423,8 +421,7 @@ RAILYARD_LAZY
                                  " bytes) and at most ", kMaxSwitchMtuBytes));
   if (!(in.cable_m >= 0 && in.cable_m <= kMaxCableM))
     return invalid_field("cable_m", str_cat(in.cable_m), "must be in [0, 100000] m (0: the cluster's)");
-  if (!(in.latency.switch_ns >= 0 && in.latency.switch_ns <= kMaxSwitchNs))
-    return invalid_field("switch_ns", str_cat(in.latency.switch_ns), "must be in [0, 100000] ns");
+  RAILYARD_RETURN_IF_ERROR(collective::check_latency_model(in.latency));
   if (!(in.message_bytes >= 0) || !std::isfinite(in.message_bytes))
     return invalid_field("message_bytes", str_cat(in.message_bytes), "must be >= 0");
   const double C = spec.nic_gbps;  // every network link runs at the NIC rate

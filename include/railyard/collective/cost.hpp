@@ -7,6 +7,9 @@
 // latency or contention.
 //
 //   double one_way = railyard::collective::network_path_latency_us(3, 40.0, {});  // via spine
+//   railyard::collective::LatencyModel m{.switch_ns = 300, .nic_ns = 250};  // a user's constants
+//   if (Status s = railyard::collective::check_latency_model(m); !s.ok()) ...  // names the field
+//   // cable lengths are the cluster spec's (host_leaf_m, leaf_spine_m, spine_core_m)
 //
 //   // flows: anything with size(), links(i) (ints) and bytes(i), e.g. sim::FlowStep
 //   std::vector<double> scratch;
@@ -58,6 +61,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "railyard/collective/schedule.hpp"
@@ -88,6 +92,25 @@ struct LatencyModel {
   double nic_ns = 500;          // per NIC port crossed (assumption)
   double step_overhead_us = 0;  // software cost per step
 };
+
+// The largest switch, NVSwitch or NIC latency a LatencyModel may hold: above
+// 100 µs it is a typo (µs for ns), not a device.
+inline constexpr double kMaxDeviceLatencyNs = 100000;
+
+// OK, or InvalidArgument naming the field (switch_ns, nvswitch_ns, nic_ns,
+// step_overhead_us) and value outside [0, 100000] ns ([0, 10^6] µs for the
+// step overhead); NaN is outside.
+RAILYARD_LAZY
+[[nodiscard]] Status check_latency_model(const LatencyModel& m) {
+  for (auto [name, ns] : {std::pair{"switch_ns", m.switch_ns},
+                          std::pair{"nvswitch_ns", m.nvswitch_ns}, std::pair{"nic_ns", m.nic_ns}})
+    if (!(ns >= 0 && ns <= kMaxDeviceLatencyNs))
+      return invalid_field(name, str_cat(ns), "must be in [0, 100000] ns");
+  if (!(m.step_overhead_us >= 0 && m.step_overhead_us <= 1e6))
+    return invalid_field("step_overhead_us", str_cat(m.step_overhead_us),
+                         "must be in [0, 1000000] us");
+  return ok_status();
+}
 
 // Latency of one flow's links through the fabric (µs, without the step overhead).
 RAILYARD_LAZY

@@ -107,6 +107,7 @@
 
 #include "railyard/cc/derive.hpp"
 #include "railyard/cc/incast.hpp"
+#include "railyard/collective/cost.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
@@ -169,6 +170,9 @@ struct PlanScenario {
 
 struct PlanOptions {
   uint64_t seed = 1;  // the ECMP hash of the naive configuration
+  // Switch, NVSwitch and NIC latencies of every simulation, congestion-control
+  // RTT and tuner rule (railyard plan --switch-ns/--nic-ns/--nvswitch-ns).
+  collective::LatencyModel latency;
   // Called with a short note before each long step, and with "" when done (the
   // CLI shows the notes on a terminal); may be empty.
   std::function<void(std::string_view)> progress;
@@ -475,6 +479,7 @@ RAILYARD_LAZY
         o.qps = 1;
         o.seed = options.seed;
         o.keep_links = true;
+        o.latency = options.latency;
         auto rep = sim::simulate_collective(cluster, groups, pc.kind, pc.bytes, o);
         if (!rep.ok())
           return make_status(rep.status().code(),
@@ -502,6 +507,7 @@ RAILYARD_LAZY
     cc::CcInputs in;
     in.incast = jr.incast;
     in.tenants = tenants;
+    in.latency = options.latency;
     auto plan = cc::derive_cc(cluster, in);
     if (!plan.ok())
       return make_status(plan.status().code(),
@@ -517,7 +523,8 @@ RAILYARD_LAZY
       if (std::find(done.begin(), done.end(), shape) != done.end()) continue;
       done.push_back(shape);
       const auto groups = sim::job_groups(jr.at(PlanSide::kRailyard).placement, c.dim);
-      auto rules = tune::simulated_allreduce_rules(cluster, groups, c.hosts_per_group);
+      auto rules = tune::simulated_allreduce_rules(cluster, groups, c.hosts_per_group,
+                                                  options.latency);
       if (!rules.ok())
         return with_context(rules.status(),
                             str_cat("job '", jr.job.name, "': tuner rules for ", c.label()));

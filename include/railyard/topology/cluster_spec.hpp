@@ -11,6 +11,10 @@
 //   std::string text = railyard::topology::to_spec_string(spec);
 //   // "rail_fat_tree:hosts=256,...,oversub=2:1,..." -- parse_cluster(text) == spec
 //
+// One-tier clusters: spec.tiers = 1 with hosts_per_su = hosts (one switch per
+// rail for rail_only, one for every NIC for tor_fat_tree); cable lengths per
+// tier: host_leaf_m, leaf_spine_m, spine_core_m (kCableByMedium: by medium).
+//
 // ClusterSpec is a literal type, so a cluster can also be written in constexpr
 // code (see descriptor.hpp for compile-time descriptors).
 #pragma once
@@ -91,6 +95,18 @@ inline constexpr std::array<std::string_view, 2> kSwitchLayoutNames = {"referenc
   return kSwitchLayoutNames[static_cast<size_t>(layout)];
 }
 
+// A cable length key left out: the length follows the cable's medium.
+inline constexpr int32_t kCableByMedium = -1;
+// The longest cable a spec may give (m): NVUE's PFC cable-length takes 1..100000 m.
+inline constexpr int32_t kMaxCableLengthM = 100000;
+// The largest switch radix a spec may give. Real switch ASICs have at most 512
+// ports, but a user may model a whole chassis or a disaggregated (DDC) cluster
+// of up to 32,768 ports as one switch; 65,536 leaves room for that. Nothing is
+// allocated per port (only per cable used) and every product of a radix with a
+// port or switch count is computed in 64 bits, so the bound is a plausibility
+// limit, not an encoding one.
+inline constexpr int32_t kMaxSwitchRadix = 65536;
+
 // Everything a cluster spec says, with defaults filled in. Field meanings are the
 // spec keys of docs/cluster-spec.md. A ClusterSpec returned by parse_cluster() is valid:
 // derive_shape() (shape.hpp) succeeds on it.
@@ -103,7 +119,7 @@ struct ClusterSpec {
   int32_t hosts_per_su = 32;   // hosts under one leaf group
   int32_t switch_radix = 64;   // ports per switch
   Ratio oversub{1, 1};         // leaf down:up
-  int32_t tiers = 2;           // 2 (leaf, spine) or 3 (leaf, spine, core)
+  int32_t tiers = 2;           // 1 (one switch per partition), 2 (leaf, spine) or 3 (+ core)
   int32_t sus_per_pod = 0;     // SUs per pod; 0 when tiers == 2
   Ratio pod_oversub{1, 1};     // spine down:up when tiers == 3
   int32_t scale_up = 8;        // GPUs per NVLink domain
@@ -112,6 +128,12 @@ struct ClusterSpec {
   SwitchLayout switch_layout = SwitchLayout::kReference;
   GpuModel gpu = GpuModel::kH100;
   CpuModel cpu = CpuModel::kIntel;  // default_cpu(gpu) unless given
+  // Cable lengths in metres per tier, which set each link's propagation latency
+  // (kCableNsPerMetre); kCableByMedium: the assumption of descriptor.hpp
+  // (copper 3 m, host-leaf optical 30 m, leaf-spine 50 m, spine-core 150 m).
+  int32_t host_leaf_m = kCableByMedium;
+  int32_t leaf_spine_m = kCableByMedium;
+  int32_t spine_core_m = kCableByMedium;
 
   friend constexpr bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
 
@@ -121,15 +143,15 @@ struct ClusterSpec {
 };
 
 // The keys parse_cluster() accepts, in canonical order.
-inline constexpr std::array<std::string_view, 16> kClusterKeys = {
-    "hosts",        "gpus_per_host", "nics_per_host", "nic_gbps",     "hosts_per_su",
-    "switch_radix", "oversub",       "tiers",         "sus_per_pod",  "pod_oversub",
+inline constexpr std::array<std::string_view, 19> kClusterKeys = {
+    "hosts",        "gpus_per_host", "nics_per_host", "nic_gbps",      "hosts_per_su",
+    "switch_radix", "oversub",       "tiers",         "sus_per_pod",   "pod_oversub",
     "scale_up",     "nvlink_gbps",   "planes",        "switch_layout", "gpu",
-    "cpu"};
+    "cpu",          "host_leaf_m",   "leaf_spine_m",  "spine_core_m"};
 
 // The canonical spec string: kind and every key in kClusterKeys order (keys at
 // their default for tiers=2, such as sus_per_pod, are left out; gpu only when
-// not h100, cpu only when not the GPU's default_cpu).
+// not h100, cpu only when not the GPU's default_cpu; cable lengths only when given).
 RAILYARD_LAZY
 [[nodiscard]] std::string to_spec_string(const ClusterSpec& s) {
   std::string out =
@@ -144,6 +166,9 @@ RAILYARD_LAZY
              ",switch_layout=", to_string(s.switch_layout));
   if (s.gpu != GpuModel::kH100) str_append(out, ",gpu=", to_string(s.gpu));
   if (s.cpu != default_cpu(s.gpu)) str_append(out, ",cpu=", to_string(s.cpu));
+  if (s.host_leaf_m != kCableByMedium) str_append(out, ",host_leaf_m=", s.host_leaf_m);
+  if (s.leaf_spine_m != kCableByMedium) str_append(out, ",leaf_spine_m=", s.leaf_spine_m);
+  if (s.spine_core_m != kCableByMedium) str_append(out, ",spine_core_m=", s.spine_core_m);
   return out;
 }
 

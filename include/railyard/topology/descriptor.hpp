@@ -278,8 +278,14 @@ class ClusterDescriptor {
         return Medium::kInternal;
     }
   }
+  // A spec's host_leaf_m / leaf_spine_m / spine_core_m win over the medium's
+  // length (the medium still decides transceivers).
   [[nodiscard]] constexpr double cable_length_m(LinkTier tier) const {
     if (medium(tier) == Medium::kInternal) return 0.0;
+    const int32_t given = tier == LinkTier::kHostLeaf    ? spec_.host_leaf_m
+                          : tier == LinkTier::kLeafSpine ? spec_.leaf_spine_m
+                                                         : spec_.spine_core_m;
+    if (given != kCableByMedium) return given;
     if (medium(tier) == Medium::kCopper) return kCopperLengthM;
     if (tier == LinkTier::kHostLeaf) return kHostLeafOpticalM;
     if (tier == LinkTier::kLeafSpine) return kLeafSpineOpticalM;

@@ -8,11 +8,14 @@
 //   auto spec = railyard::topology::parse_cluster("rail_fat_tree:hosts=256,oversub=2:1");
 //   if (!spec.ok()) { std::cerr << spec.status().message() << "\n"; return 2; }
 //   auto again = railyard::topology::parse_cluster(to_spec_string(*spec));  // == *spec
+//   auto one = railyard::topology::parse_cluster("rail_only:hosts=64,tiers=1");  // 8 switches
+//   // "rail_fat_tree:hosts=64,tiers=1" fails: rails need spines to meet; use rail_only
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/spec.hpp"
@@ -67,13 +70,16 @@ RAILYARD_LAZY
   s.nics_per_host = as32(nics);
   RAILYARD_ASSIGN_OR_RETURN(int64_t nic_gbps, reader.integer("nic_gbps", 400, 1, 100000));
   s.nic_gbps = as32(nic_gbps);
-  RAILYARD_ASSIGN_OR_RETURN(int64_t per_su, reader.integer("hosts_per_su", 32, 1, kMaxHosts));
+  // tiers first: a one-tier cluster is one SU, so hosts_per_su defaults to hosts.
+  RAILYARD_ASSIGN_OR_RETURN(int64_t tiers, reader.integer("tiers", 2, 1, 3));
+  s.tiers = as32(tiers);
+  RAILYARD_ASSIGN_OR_RETURN(int64_t per_su,
+                            reader.integer("hosts_per_su", s.tiers == 1 ? s.hosts : 32, 1, kMaxHosts));
   s.hosts_per_su = as32(per_su);
-  RAILYARD_ASSIGN_OR_RETURN(int64_t radix, reader.integer("switch_radix", 64, 2, 4096));
+  RAILYARD_ASSIGN_OR_RETURN(int64_t radix,
+                            reader.integer("switch_radix", 64, 2, kMaxSwitchRadix));
   s.switch_radix = as32(radix);
   RAILYARD_ASSIGN_OR_RETURN(s.oversub, reader.ratio("oversub", Ratio{1, 1}));
-  RAILYARD_ASSIGN_OR_RETURN(int64_t tiers, reader.integer("tiers", 2, 2, 3));
-  s.tiers = as32(tiers);
   RAILYARD_ASSIGN_OR_RETURN(int64_t sus_per_pod, reader.integer("sus_per_pod", 0, 1, kMaxHosts));
   s.sus_per_pod = as32(sus_per_pod);
   RAILYARD_ASSIGN_OR_RETURN(s.pod_oversub, reader.ratio("pod_oversub", Ratio{1, 1}));
@@ -95,10 +101,18 @@ RAILYARD_LAZY
   if (grace_superchip(s.gpu) && s.cpu != CpuModel::kGrace)
     return invalid_field("cpu", to_string(s.cpu),
                          str_cat("a ", to_string(s.gpu), " host's CPU is Grace (cpu=grace)"));
+  for (auto [key, field] : {std::pair{"host_leaf_m", &ClusterSpec::host_leaf_m},
+                            std::pair{"leaf_spine_m", &ClusterSpec::leaf_spine_m},
+                            std::pair{"spine_core_m", &ClusterSpec::spine_core_m}}) {
+    RAILYARD_ASSIGN_OR_RETURN(int64_t metres,
+                              reader.integer(key, kCableByMedium, 0, kMaxCableLengthM));
+    s.*field = as32(metres);
+  }
   RAILYARD_RETURN_IF_ERROR(
       reader.finish({"hosts", "gpus_per_host", "nics_per_host", "nic_gbps", "hosts_per_su",
                      "switch_radix", "oversub", "tiers", "sus_per_pod", "pod_oversub", "scale_up",
-                     "nvlink_gbps", "planes", "switch_layout", "gpu", "cpu"}));
+                     "nvlink_gbps", "planes", "switch_layout", "gpu", "cpu", "host_leaf_m",
+                     "leaf_spine_m", "spine_core_m"}));
   RAILYARD_RETURN_IF_ERROR(check_shape(s));
   return s;
 }

@@ -27,6 +27,11 @@
 //   uplink j to core (p*Us + j) mod G of its group. Needs Us >= G.
 // * A partition with a single leaf (and single pod) needs no spine: U = 0, and
 //   that leaf may give all its ports to hosts.
+// * Tiers=1 asks for exactly that: one SU whose every partition is one switch
+//   (rail_only: one switch per rail; tor_fat_tree: one switch for every NIC;
+//   rail_fat_tree only with one NIC per host, since joining rails needs spines).
+//   Such a fabric has no uplinks, so oversub, sus_per_pod and pod_oversub do
+//   not apply; the switch needs hosts (rail) or hosts x NICs (ToR) ports.
 #pragma once
 
 #include <cstdint>
@@ -100,6 +105,10 @@ enum class ShapeProblem : uint8_t {
   kLeafCannotReachSpines,     // U < S: radix too small for the pod; use tiers=3 / smaller pods
   kSpineRadixExceeded,        // spine down + up > radix (a guard: the ceil/floor pair keeps it)
   kSpineCannotReachCores,     // Us < G: too many pods for the radix
+  kOversubWithOneTier,        // oversub given with tiers=1 (no uplinks)
+  kOneTierSeveralSus,         // tiers=1 but hosts_per_su != hosts
+  kOneTierRailsNeedSpine,     // tiers=1 rail_fat_tree with several rails: use rail_only
+  kOneTierSwitchTooSmall,     // tiers=1: the one switch lacks ports for every host NIC
 };
 
 struct ShapeResult {
@@ -119,14 +128,20 @@ namespace detail {
   if (s.nics_per_host < 1 || s.nics_per_host > 64) return "nics_per_host";
   if (s.nic_gbps < 1) return "nic_gbps";
   if (s.hosts_per_su < 1) return "hosts_per_su";
-  if (s.switch_radix < 2 || s.switch_radix > 4096) return "switch_radix";
+  if (s.switch_radix < 2 || s.switch_radix > kMaxSwitchRadix) return "switch_radix";
   if (s.oversub.down < s.oversub.up || s.oversub.up < 1) return "oversub";
-  if (s.tiers < 2 || s.tiers > 3) return "tiers";
+  if (s.tiers < 1 || s.tiers > 3) return "tiers";
   if (s.sus_per_pod < 0) return "sus_per_pod";
   if (s.pod_oversub.down < s.pod_oversub.up || s.pod_oversub.up < 1) return "pod_oversub";
   if (s.scale_up < 1) return "scale_up";
   if (s.nvlink_gbps < 1) return "nvlink_gbps";
   if (s.planes < 1 || s.planes > 16) return "planes";
+  auto bad_cable = [](int32_t m) {
+    return m != kCableByMedium && (m < 0 || m > kMaxCableLengthM);
+  };
+  if (bad_cable(s.host_leaf_m)) return "host_leaf_m";
+  if (bad_cable(s.leaf_spine_m)) return "leaf_spine_m";
+  if (bad_cable(s.spine_core_m)) return "spine_core_m";
   return "";
 }
 
@@ -145,6 +160,12 @@ namespace detail {
       return int64_t{s.hosts_per_su} * s.nics_per_host <= s.switch_radix;
   }
   return false;
+}
+
+// Host ports the one switch of a partition needs on a one-tier fabric: one per
+// host on a rail switch, every NIC of every host on a ToR switch.
+[[nodiscard]] constexpr int64_t one_tier_ports(const ClusterSpec& s) {
+  return s.kind == Kind::kTorFatTree ? int64_t{s.hosts} * s.nics_per_host : s.hosts;
 }
 
 // Ports a leaf may give to hosts: all of them for a lone leaf, else its share
@@ -177,7 +198,18 @@ namespace detail {
     return fail(ShapeProblem::kDomainStraddlesSu);
 
   c.sus = s.hosts / s.hosts_per_su;
-  if (s.tiers == 2) {
+  if (s.tiers == 1) {
+    if (s.sus_per_pod != 0) return fail(ShapeProblem::kSusPerPodWithTwoTiers);
+    if (!(s.pod_oversub == Ratio{1, 1})) return fail(ShapeProblem::kPodOversubWithTwoTiers);
+    if (!(s.oversub == Ratio{1, 1})) return fail(ShapeProblem::kOversubWithOneTier);
+    if (c.sus != 1) return fail(ShapeProblem::kOneTierSeveralSus);
+    if (s.kind == Kind::kRailFatTree && s.nics_per_host > 1)
+      return fail(ShapeProblem::kOneTierRailsNeedSpine);
+    if (detail::one_tier_ports(s) > s.switch_radix)
+      return fail(ShapeProblem::kOneTierSwitchTooSmall);
+    c.sus_per_pod = 1;
+    c.pods = 1;
+  } else if (s.tiers == 2) {
     if (s.sus_per_pod != 0) return fail(ShapeProblem::kSusPerPodWithTwoTiers);
     if (!(s.pod_oversub == Ratio{1, 1})) return fail(ShapeProblem::kPodOversubWithTwoTiers);
     c.sus_per_pod = c.sus;
@@ -263,6 +295,9 @@ RAILYARD_LAZY
       if (key == "scale_up") value = str_cat(s.scale_up);
       if (key == "nvlink_gbps") value = str_cat(s.nvlink_gbps);
       if (key == "planes") value = str_cat(s.planes);
+      if (key == "host_leaf_m") value = str_cat(s.host_leaf_m);
+      if (key == "leaf_spine_m") value = str_cat(s.leaf_spine_m);
+      if (key == "spine_core_m") value = str_cat(s.spine_core_m);
       return str_cat(key, "=", value,
                      ": value out of range (parse_cluster() lists the valid ranges)");
     }
@@ -312,6 +347,24 @@ RAILYARD_LAZY
                      " pods need ", c.cores_per_group,
                      " cores per spine group but a spine has only ", c.spine_up_ports,
                      " uplinks (use more sus_per_pod or a larger radix)");
+    case ShapeProblem::kOversubWithOneTier:
+      return str_cat("oversub=", ratio(s.oversub),
+                     ": only applies to tiers=2 or 3 (a one-tier fabric has no uplinks)");
+    case ShapeProblem::kOneTierSeveralSus:
+      return str_cat("hosts_per_su=", s.hosts_per_su,
+                     ": tiers=1 is one SU on one switch per partition, so hosts_per_su must equal "
+                     "hosts=", s.hosts, " (or be left out)");
+    case ShapeProblem::kOneTierRailsNeedSpine:
+      return str_cat("tiers=1: a rail_fat_tree with ", s.nics_per_host,
+                     " NICs per host needs spines to join its rail leaves; for one switch per "
+                     "rail write rail_only (rails meet over NVLink), for one switch for every "
+                     "NIC tor_fat_tree");
+    case ShapeProblem::kOneTierSwitchTooSmall:
+      return str_cat("switch_radix=", s.switch_radix, ": tiers=1 puts ",
+                     detail::one_tier_ports(s),
+                     s.kind == Kind::kTorFatTree ? " NIC ports (every NIC of every host)"
+                                                 : " hosts (one port each)",
+                     " on one switch; needs switch_radix >= ", detail::one_tier_ports(s));
   }
   return "unknown shape problem";
 }

@@ -42,12 +42,13 @@ namespace railyard::tune {
 inline constexpr std::array<int64_t, 4> kSimulatedRuleSizes = {
     int64_t{4} << 20, int64_t{32} << 20, int64_t{256} << 20, int64_t{2} << 30};
 
-// Ring or tree all-reduce rules for one communicator (see the overview).
+// Ring or tree all-reduce rules for one communicator (see the overview), timed
+// under `latency` (the one latency model, collective/cost.hpp).
 // Errors: the simulator's (groups of different sizes, GPUs outside the cluster).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<std::vector<NotedRule>> simulated_allreduce_rules(
     const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
-    int32_t nodes) {
+    int32_t nodes, const collective::LatencyModel& latency = {}) {
   using collective::Algorithm;
   struct Sample {
     int32_t winner;  // NCCL algorithm
@@ -63,6 +64,7 @@ RAILYARD_LAZY
       o.algorithm = a == 0 ? Algorithm::kRing : Algorithm::kDoubleBinaryTree;
       o.routing = sim::Routing::kPlanned;
       o.keep_links = false;
+      o.latency = latency;
       RAILYARD_ASSIGN_OR_RETURN(
           sim::CollectiveReport r,
           sim::simulate_collective(cluster, groups, collective::Collective::kAllReduce, bytes, o));
