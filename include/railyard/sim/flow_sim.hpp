@@ -6,7 +6,9 @@
 // (Gb/s; from a Fabric, optionally degraded by a FailureOverlay, or any plain
 // span for tiny hand-built link sets) and, per step, flows = (links crossed,
 // bytes). A step's flows all start together when the previous step's flows have
-// all finished.
+// all finished, unless given a later start (FlowStep::set_start_us: arrivals,
+// e.g. a traffic matrix with start times; finish times stay measured from the
+// step's start).
 //
 //   railyard::sim::FlowStep step;
 //   step.add(std::vector<int32_t>{0, 1}, 1e6);          // links 0 and 1, 1 MB
@@ -47,8 +49,13 @@
 // unchanged. Weights must be finite and > 0; a link may appear in several
 // entries (weights add).
 //
-// Edge cases: zero-byte flows and flows with no links (same GPU) finish at t=0
-// and carry nothing. A link listed twice in one path is crossed twice (the flow
+// Arrivals. A flow with start t > 0 is not in the sharing before t. At an
+// arrival every active flow is re-rated (a newcomer can lower any share), so
+// a step with A distinct start times costs A full water-fillings on top of the
+// completion events below.
+//
+// Edge cases: zero-byte flows and flows with no links (same GPU) finish at
+// their start and carry nothing. A link listed twice in one path is crossed twice (the flow
 // uses twice its rate there). A flow with bytes > 0 that crosses a link of zero
 // capacity (down) is an error: InvalidArgument naming the step, the flow and the
 // link — it would never finish. Negative/NaN bytes or capacities and link ids
@@ -169,6 +176,14 @@ class FlowStep {
   [[nodiscard]] double weight(size_t i, size_t k) const {
     return weights_.empty() ? 1.0 : weights_[static_cast<size_t>(offsets_[i]) + k];
   }
+  // Arrival time of flow i (µs from the step's start; default 0). The flow
+  // joins the sharing then; rates are recomputed at every arrival.
+  void set_start_us(size_t i, double start_us) {
+    if (start_.size() < bytes_.size()) start_.resize(bytes_.size(), 0.0);
+    start_[i] = start_us;
+  }
+  [[nodiscard]] double start_us(size_t i) const { return i < start_.size() ? start_[i] : 0.0; }
+  [[nodiscard]] bool has_arrivals() const { return !start_.empty(); }
   // First flow whose add_multipath got weights.size() != links.size(), or -1.
   [[nodiscard]] int64_t bad_weights_flow() const { return bad_weights_flow_; }
   [[nodiscard]] size_t bad_weights_size() const { return bad_weights_size_; }
@@ -178,6 +193,7 @@ class FlowStep {
   std::vector<int32_t> links_;
   std::vector<double> weights_;  // parallel to links_, empty while unweighted
   std::vector<double> bytes_;
+  std::vector<double> start_;    // per flow, empty while every flow starts at 0
   int64_t bad_weights_flow_ = -1;
   size_t bad_weights_size_ = 0;
 };
@@ -266,6 +282,13 @@ class FlowSimulator {
         return invalid_argument_error(
             str_cat("step ", step_index, " flow ", i, ": bytes ", b, " is not a finite number >= 0"));
       }
+      const double t0 = step.start_us(i);
+      if (!(t0 >= 0.0) || !std::isfinite(t0)) {
+        reset_local();
+        return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": start ", t0,
+                                                  " us is not a finite number >= 0"));
+      }
+      out.finish_us[i] = t0;
       const auto path = step.links(i);
       for (int32_t l : path) {
         if (l < 0 || l >= n_links) {
@@ -321,13 +344,23 @@ class FlowSimulator {
     const size_t na = active_.size();
     rate_.assign(na, 0.0);
     last_t_.assign(na, 0.0);
+    for (size_t k = 0; k < na; ++k) last_t_[k] = step.start_us(static_cast<size_t>(active_[k]));
     fversion_.assign(na, 0);
     done_.assign(na, 0);
     load_.assign(ls, 0.0);
-    // order_: unfinished flows by rate, ascending. Initially every flow is to
-    // be (re)computed.
-    order_.resize(na);
-    for (size_t k = 0; k < na; ++k) order_[k] = static_cast<int32_t>(k);
+    // order_: unfinished flows that have arrived, by rate, ascending. Initially
+    // every flow is to
+    // be (re)computed. Flows with a later start wait in arrivals_ (by start).
+    order_.clear();
+    arrivals_.clear();
+    for (size_t k = 0; k < na; ++k) {
+      (last_t_[k] > 0.0 ? arrivals_ : order_).push_back(static_cast<int32_t>(k));
+    }
+    std::sort(arrivals_.begin(), arrivals_.end(), [&](int32_t x, int32_t y) {
+      const double tx = last_t_[static_cast<size_t>(x)], ty = last_t_[static_cast<size_t>(y)];
+      return tx != ty ? tx < ty : x < y;
+    });
+    size_t next_arrival = 0;
     fin_heap_.clear();
     size_t recompute_from = 0;  // order_[recompute_from..] get new rates
     double now = 0.0;
@@ -373,6 +406,26 @@ class FlowSimulator {
         }
         fin_heap_.resize(keep);
         std::make_heap(fin_heap_.begin(), fin_heap_.end(), std::greater<>{});
+      }
+      // Next event: an arrival before the next completion admits every flow
+      // starting then and re-rates all flows (a newcomer can lower anyone's
+      // share); otherwise the completion(s) below.
+      while (!fin_heap_.empty() &&
+             fin_heap_.front().version != fversion_[static_cast<size_t>(fin_heap_.front().flow)]) {
+        std::pop_heap(fin_heap_.begin(), fin_heap_.end(), std::greater<>{});
+        fin_heap_.pop_back();
+      }
+      if (next_arrival < arrivals_.size()) {
+        const double t_arr = last_t_[static_cast<size_t>(arrivals_[next_arrival])];
+        if (fin_heap_.empty() || t_arr < fin_heap_.front().time) {
+          now = t_arr;
+          while (next_arrival < arrivals_.size() &&
+                 last_t_[static_cast<size_t>(arrivals_[next_arrival])] <= now + tolerance * now) {
+            order_.push_back(arrivals_[next_arrival++]);
+          }
+          recompute_from = 0;
+          continue;
+        }
       }
       // Next completion(s).
       double t_next = -1.0;
@@ -548,7 +601,8 @@ class FlowSimulator {
   std::vector<int32_t> fversion_;
   std::vector<uint8_t> done_;
   std::vector<double> load_;     // bytes/µs used per local link by rated flows
-  std::vector<int32_t> order_;   // unfinished flows by rate, ascending
+  std::vector<int32_t> order_;   // unfinished arrived flows by rate, ascending
+  std::vector<int32_t> arrivals_;  // flows starting after 0, by start time
   std::vector<int32_t> recompute_;
   std::vector<int32_t> sub_;     // local link -> index among recomputed links, -1
   std::vector<int32_t> sub_links_;
