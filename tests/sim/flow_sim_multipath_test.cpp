@@ -305,3 +305,59 @@ TEST_CASE("flow_sim arrivals: random weighted instances with start times agree w
     }
   }
 }
+
+TEST_CASE("flow_sim queueing: M/D/1 wait on merged links, none on a single paced stream") {
+  // Link 0 (100 Gb/s = 12,500 B/us) is shared by A (bottlenecked at 30 Gb/s on
+  // link 1) and B (20 Gb/s on link 2): ρ0 = 0.5 while both run.
+  const std::vector<double> caps = {100.0, 30.0, 20.0};
+  railyard::sim::QueueingModel q;
+  q.enabled = true;
+  q.mtu_bytes = 4096;
+  q.standing_queue_bytes = 150000;
+  railyard::sim::FlowSimulator sim(caps);
+  REQUIRE(sim.set_queueing(q).ok());
+  FlowStep s;
+  s.add(std::vector<int32_t>{0, 1}, 1e6);
+  s.add(std::vector<int32_t>{0, 2}, 1e5);
+  auto r = sim.run_step(s);
+  REQUIRE(r.ok());
+  REQUIRE(r->queue_us.size() == 2);
+  // B finishes first (1e5 / 2,500 = 40 us) and waits at link 0 only:
+  // ρ/(2(1−ρ)) · s = 0.5 · 4096 / 12,500 us. Links 1 and 2 carry one stream.
+  CHECK(r->finish_us[1] == doctest::Approx(40.0).epsilon(1e-12));
+  CHECK(r->queue_us[1] == doctest::Approx(0.5 * 4096.0 / 12500.0).epsilon(1e-12));
+  // A finishes alone on every link: no wait; the fluid times are unchanged.
+  CHECK(r->queue_us[0] == 0.0);
+  CHECK(r->finish_us[0] == doctest::Approx(1e6 / 3750.0).epsilon(1e-12));
+
+  // Two equal flows saturate link 0 together: ρ = 1, the wait is the standing
+  // queue's drain time Q / C.
+  FlowStep sat;
+  sat.add(std::vector<int32_t>{0}, 1e5);
+  sat.add(std::vector<int32_t>{0}, 1e5);
+  auto rs = sim.run_step(sat);
+  REQUIRE(rs.ok());
+  for (double w : rs->queue_us) CHECK(w == doctest::Approx(150000.0 / 12500.0).epsilon(1e-12));
+
+  // A sprayed flow alone: its first hop (before the split) is one paced
+  // stream; the halves wait w·W at ρ = 0.5 each, and the last hop (weight 1,
+  // reassembled from two paths, ρ = 1) waits Q / C.
+  const std::vector<double> caps4 = {100.0, 100.0, 100.0, 100.0};
+  railyard::sim::FlowSimulator sim4(caps4);
+  REQUIRE(sim4.set_queueing(q).ok());
+  FlowStep sp;
+  sp.add_multipath(std::vector<int32_t>{0, 1, 2, 3}, std::vector<double>{1.0, 0.5, 0.5, 1.0}, 1e6);
+  auto rp = sim4.run_step(sp);
+  REQUIRE(rp.ok());
+  const double half = 0.5 / (2 * 0.5) * 4096.0 / 12500.0;
+  CHECK(rp->queue_us[0] == doctest::Approx(2 * 0.5 * half + 150000.0 / 12500.0).epsilon(1e-12));
+  CHECK(rp->finish_us[0] == doctest::Approx(80.0).epsilon(1e-12));  // rate unchanged
+
+  // Off (the default): no queue_us; bad parameters are errors.
+  railyard::sim::FlowSimulator off(caps);
+  auto ro = off.run_step(sat);
+  REQUIRE(ro.ok());
+  CHECK(ro->queue_us.empty());
+  q.mtu_bytes = 0;
+  CHECK_FALSE(off.set_queueing(q).ok());
+}

@@ -199,9 +199,36 @@ class FlowStep {
 };
 
 struct StepResult {
-  std::vector<double> finish_us;  // per flow, from the step's start
+  std::vector<double> finish_us;  // per flow, from the step's start (fluid: no queueing)
   double time_us = 0.0;           // the last completion (0 for an empty step)
   int64_t events = 0;             // water-filling rounds (rate recomputations)
+  // Per flow, the queueing delay of its last packet (QueueingModel); empty
+  // when the model is off. Not included in finish_us: callers add it.
+  std::vector<double> queue_us;
+};
+
+// Queueing correction (off by default). The fluid model gives rates but no
+// queues: a link loaded to 100 % delays nothing. With the correction on, every
+// flow's last packet waits at each link it crosses for
+//   W = min( ρ/(2(1−ρ)) · s , Q / C )        s = mtu·8 / C (one packet's time)
+// the M/D/1 mean waiting time (Pollaczek–Khinchine with deterministic service:
+// W = λ·E[S²] / (2(1−ρ))), capped at the drain time of the standing queue Q
+// that congestion control holds on a saturated link (ECN marking / delay
+// target; beyond it senders slow down instead of the queue growing). ρ is the
+// link's fluid load / capacity at the moment the flow completes (just before
+// its own rate leaves). A multipath entry waits w·W (the fraction of its
+// packets that cross the link: the mean over its last packets).
+// A link whose traffic is one in-order paced stream cannot queue — its packets
+// arrive no faster than they leave: a link carrying a single flow entry that
+// lies before its flow's first split (weight < 1) gets W = 0. Every other link
+// (two or more flows, or packets of a sprayed flow reassembled from several
+// paths, including the last hop) is treated as a merge of independent streams,
+// for which M/D/1's Poisson arrivals are the standard approximation
+// (Kleinrock's independence assumption).
+struct QueueingModel {
+  bool enabled = false;
+  double mtu_bytes = 4096;               // packet size (RoCE MTU)
+  double standing_queue_bytes = 150000;  // Q: switch ECN Kmin default (docs/constants.md)
 };
 
 struct SimOptions {
@@ -329,6 +356,7 @@ class FlowSimulator {
     path_off_.assign(1, 0);
     path_.clear();
     path_w_.clear();
+    path_merged_.clear();
     rem_.clear();
     for (int32_t f : active_) {
       for (int32_t l : step.links(static_cast<size_t>(f))) {
@@ -336,6 +364,15 @@ class FlowSimulator {
       }
       if (weighted_) {
         for (double w : step.weights(static_cast<size_t>(f))) path_w_.push_back(w);
+      }
+      if (queueing_.enabled) {
+        // Entries from the flow's first split on carry reassembled packets.
+        bool split = false;
+        for (double w : step.weights(static_cast<size_t>(f))) {
+          split = split || w < 1.0;
+          path_merged_.push_back(split ? 1 : 0);
+        }
+        if (!weighted_) path_merged_.resize(path_.size(), 0);
       }
       path_off_.push_back(static_cast<int64_t>(path_.size()));
       rem_.push_back(step.bytes(static_cast<size_t>(f)));
@@ -348,6 +385,11 @@ class FlowSimulator {
     fversion_.assign(na, 0);
     done_.assign(na, 0);
     load_.assign(ls, 0.0);
+    if (queueing_.enabled) {
+      out.queue_us.assign(nf, 0.0);
+      link_entries_.assign(ls, 0);
+      link_merged_.assign(ls, 0);
+    }
     // order_: unfinished flows that have arrived, by rate, ascending. Initially
     // every flow is to
     // be (re)computed. Flows with a later start wait in arrivals_ (by start).
@@ -361,6 +403,9 @@ class FlowSimulator {
       return tx != ty ? tx < ty : x < y;
     });
     size_t next_arrival = 0;
+    if (queueing_.enabled) {
+      for (int32_t a : order_) count_entries(static_cast<size_t>(a), +1);
+    }
     fin_heap_.clear();
     size_t recompute_from = 0;  // order_[recompute_from..] get new rates
     double now = 0.0;
@@ -421,6 +466,7 @@ class FlowSimulator {
           now = t_arr;
           while (next_arrival < arrivals_.size() &&
                  last_t_[static_cast<size_t>(arrivals_[next_arrival])] <= now + tolerance * now) {
+            if (queueing_.enabled) count_entries(static_cast<size_t>(arrivals_[next_arrival]), +1);
             order_.push_back(arrivals_[next_arrival++]);
           }
           recompute_from = 0;
@@ -446,10 +492,24 @@ class FlowSimulator {
         --left;
         out.finish_us[static_cast<size_t>(active_[ai])] = t_next;
         r_min = std::min(r_min, rate_[ai]);
+        finished_.push_back(top.flow);
+      }
+      // Queueing delays are read with every co-finishing flow still loading
+      // its links; then their rates leave.
+      if (queueing_.enabled) {
+        for (int32_t a : finished_) {
+          out.queue_us[static_cast<size_t>(active_[static_cast<size_t>(a)])] =
+              queue_delay_us(static_cast<size_t>(a));
+        }
+        for (int32_t a : finished_) count_entries(static_cast<size_t>(a), -1);
+      }
+      for (int32_t a : finished_) {
+        const auto ai = static_cast<size_t>(a);
         for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
           load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai] * entry_weight(p);
         }
       }
+      finished_.clear();
       now = t_next;
       // Flows frozen below the smallest finished rate keep their rates (the
       // water-filling up to that level is unchanged); re-rate the rest.
@@ -463,12 +523,47 @@ class FlowSimulator {
     return out;
   }
 
+  // Queueing correction for later run_step calls (see QueueingModel).
+  [[nodiscard]] Status set_queueing(const QueueingModel& q) {
+    if (q.enabled && (!(q.mtu_bytes > 0.0) || !std::isfinite(q.mtu_bytes)))
+      return invalid_field("mtu_bytes", str_cat(q.mtu_bytes), "must be a finite number > 0");
+    if (q.enabled && (!(q.standing_queue_bytes >= 0.0) || !std::isfinite(q.standing_queue_bytes)))
+      return invalid_field("standing_queue_bytes", str_cat(q.standing_queue_bytes),
+                           "must be a finite number >= 0");
+    queueing_ = q;
+    return ok_status();
+  }
+
   [[nodiscard]] size_t link_count() const { return caps_.size(); }
   [[nodiscard]] double capacity_gbps(size_t l) const { return caps_[l]; }
 
  private:
   void reset_local() {
     for (int32_t l : touched_) local_[static_cast<size_t>(l)] = -1;
+  }
+  // Active entries (and reassembled ones) per link, for the queueing rule.
+  void count_entries(size_t ai, int32_t delta) {
+    for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
+      const auto l = static_cast<size_t>(path_[static_cast<size_t>(p)]);
+      link_entries_[l] += delta;
+      link_merged_[l] += delta * path_merged_[static_cast<size_t>(p)];
+    }
+  }
+  // The last packet's wait over flow ai's links (QueueingModel), in µs.
+  [[nodiscard]] double queue_delay_us(size_t ai) const {
+    double total = 0.0;
+    for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
+      const auto l = static_cast<size_t>(path_[static_cast<size_t>(p)]);
+      if (link_entries_[l] <= 1 && link_merged_[l] == 0) continue;  // one paced stream
+      const double cap = local_cap_[l];                               // bytes/µs
+      const double rho = std::clamp(load_[l] / cap, 0.0, 1.0);
+      const double cap_us = queueing_.standing_queue_bytes / cap;
+      const double w = rho < 1.0 ? std::min(rho / (2.0 * (1.0 - rho)) * queueing_.mtu_bytes / cap,
+                                            cap_us)
+                                 : cap_us;
+      total += w * entry_weight(p);
+    }
+    return total;
   }
   // Weight of flat path entry p (1 for unweighted steps, which keep no array).
   [[nodiscard]] double entry_weight(int64_t p) const {
@@ -594,6 +689,10 @@ class FlowSimulator {
   std::vector<int64_t> path_off_;
   std::vector<int32_t> path_;
   std::vector<double> path_w_;   // weight per path_ entry, only for weighted steps
+  QueueingModel queueing_;
+  std::vector<uint8_t> path_merged_;  // per path_ entry: at or after the flow's first split
+  std::vector<int32_t> link_entries_, link_merged_;  // active entries per local link
+  std::vector<int32_t> finished_;
   bool weighted_ = false;
   std::vector<double> rem_;
   std::vector<double> rate_;
