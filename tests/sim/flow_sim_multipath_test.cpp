@@ -307,8 +307,8 @@ TEST_CASE("flow_sim arrivals: random weighted instances with start times agree w
 }
 
 TEST_CASE("flow_sim queueing: M/D/1 wait on merged links, none on a single paced stream") {
-  // Link 0 (100 Gb/s = 12,500 B/us) is shared by A (bottlenecked at 30 Gb/s on
-  // link 1) and B (20 Gb/s on link 2): ρ0 = 0.5 while both run.
+  // Link 0 (100 Gb/s = 12,500 B/us) merges A (bottlenecked at 30 Gb/s on its
+  // first link, 1) and B (20 Gb/s on link 2): ρ0 = 0.5 while both run.
   const std::vector<double> caps = {100.0, 30.0, 20.0};
   railyard::sim::QueueingModel q;
   q.enabled = true;
@@ -317,8 +317,8 @@ TEST_CASE("flow_sim queueing: M/D/1 wait on merged links, none on a single paced
   railyard::sim::FlowSimulator sim(caps);
   REQUIRE(sim.set_queueing(q).ok());
   FlowStep s;
-  s.add(std::vector<int32_t>{0, 1}, 1e6);
-  s.add(std::vector<int32_t>{0, 2}, 1e5);
+  s.add(std::vector<int32_t>{1, 0}, 1e6);
+  s.add(std::vector<int32_t>{2, 0}, 1e5);
   auto r = sim.run_step(s);
   REQUIRE(r.ok());
   REQUIRE(r->queue_us.size() == 2);
@@ -330,14 +330,25 @@ TEST_CASE("flow_sim queueing: M/D/1 wait on merged links, none on a single paced
   CHECK(r->queue_us[0] == 0.0);
   CHECK(r->finish_us[0] == doctest::Approx(1e6 / 3750.0).epsilon(1e-12));
 
-  // Two equal flows saturate link 0 together: ρ = 1, the wait is the standing
-  // queue's drain time Q / C.
+  // Two equal flows from two 100 Gb/s feeders saturate link 0 together: ρ = 1,
+  // the wait is the standing queue's drain time Q / C.
+  const std::vector<double> caps3 = {100.0, 100.0, 100.0, 100.0};
+  railyard::sim::FlowSimulator sim3(caps3);
+  REQUIRE(sim3.set_queueing(q).ok());
   FlowStep sat;
-  sat.add(std::vector<int32_t>{0}, 1e5);
-  sat.add(std::vector<int32_t>{0}, 1e5);
-  auto rs = sim.run_step(sat);
+  sat.add(std::vector<int32_t>{1, 0}, 1e5);
+  sat.add(std::vector<int32_t>{2, 0}, 1e5);
+  auto rs = sim3.run_step(sat);
   REQUIRE(rs.ok());
   for (double w : rs->queue_us) CHECK(w == doctest::Approx(150000.0 / 12500.0).epsilon(1e-12));
+  // Two flows from one feeder (one sender NIC, then a shared link 0 and on
+  // to link 3): each link sees one stream's pacing — no wait anywhere.
+  FlowStep paced;
+  paced.add(std::vector<int32_t>{1, 0}, 1e5);
+  paced.add(std::vector<int32_t>{1, 0, 3}, 1e5);
+  auto rpc = sim3.run_step(paced);
+  REQUIRE(rpc.ok());
+  for (double w : rpc->queue_us) CHECK(w == 0.0);
 
   // A sprayed flow alone: its first hop (before the split) is one paced
   // stream; the halves wait w·W at ρ = 0.5 each, and the last hop (weight 1,

@@ -218,13 +218,17 @@ struct StepResult {
 // link's fluid load / capacity at the moment the flow completes (just before
 // its own rate leaves). A multipath entry waits w·W (the fraction of its
 // packets that cross the link: the mean over its last packets).
-// A link whose traffic is one in-order paced stream cannot queue — its packets
-// arrive no faster than they leave: a link carrying a single flow entry that
-// lies before its flow's first split (weight < 1) gets W = 0. Every other link
-// (two or more flows, or packets of a sprayed flow reassembled from several
-// paths, including the last hop) is treated as a merge of independent streams,
-// for which M/D/1's Poisson arrivals are the standard approximation
-// (Kleinrock's independence assumption).
+// A link fed from one place cannot queue — its packets arrive no faster than
+// they leave. An entry's feeder is the link before it in its flow's list when
+// both carry the whole flow (weight 1), nothing for a flow's first entry (the
+// sender paces it), and unknown when either is a fraction of a split flow (its
+// packets are reassembled from several paths). A link gets W = 0 unless it
+// carries an active entry of unknown feeder, or two or more active entries
+// while its entries (over the step) come from different feeders. Such a link is
+// treated as a merge of independent streams, for which M/D/1's Poisson arrivals
+// are the standard approximation (Kleinrock's independence assumption). So an
+// ECMP flow alone never waits, two colliding flows wait where their paths
+// merge, and a sprayed flow waits from its split to where it rejoins one link.
 struct QueueingModel {
   bool enabled = false;
   double mtu_bytes = 4096;               // packet size (RoCE MTU)
@@ -352,6 +356,7 @@ class FlowSimulator {
       local_cap_[k] = caps_[static_cast<size_t>(touched_[k])] * kBytesPerUsPerGbps;
     }
     sub_.assign(ls, -1);
+    if (queueing_.enabled) feeder_.assign(ls, kFeederUnset);
     // Local paths, flat, for the active flows (indexed by position in active_).
     path_off_.assign(1, 0);
     path_.clear();
@@ -366,13 +371,24 @@ class FlowSimulator {
         for (double w : step.weights(static_cast<size_t>(f))) path_w_.push_back(w);
       }
       if (queueing_.enabled) {
-        // Entries from the flow's first split on carry reassembled packets.
-        bool split = false;
-        for (double w : step.weights(static_cast<size_t>(f))) {
-          split = split || w < 1.0;
-          path_merged_.push_back(split ? 1 : 0);
+        // An entry's feeder: the link its packets arrive from — none for the
+        // first (the sender paces it), the previous entry when both carry the
+        // whole flow (weight 1: a plain sequence), unknown otherwise (packets
+        // of a split flow reassembled from several links).
+        const auto links = step.links(static_cast<size_t>(f));
+        for (size_t k = 0; k < links.size(); ++k) {
+          int32_t feeder = kFeederNone;
+          if (k > 0) {
+            feeder = step.weight(static_cast<size_t>(f), k) < 1.0 ||
+                             step.weight(static_cast<size_t>(f), k - 1) < 1.0
+                         ? kFeederUnknown
+                         : local_[static_cast<size_t>(links[k - 1])];
+          }
+          path_merged_.push_back(feeder == kFeederUnknown ? 1 : 0);
+          int32_t& state = feeder_[static_cast<size_t>(local_[static_cast<size_t>(links[k])])];
+          if (state == kFeederUnset) state = feeder;
+          else if (state != feeder) state = kFeederUnknown;
         }
-        if (!weighted_) path_merged_.resize(path_.size(), 0);
       }
       path_off_.push_back(static_cast<int64_t>(path_.size()));
       rem_.push_back(step.bytes(static_cast<size_t>(f)));
@@ -554,7 +570,9 @@ class FlowSimulator {
     double total = 0.0;
     for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
       const auto l = static_cast<size_t>(path_[static_cast<size_t>(p)]);
-      if (link_entries_[l] <= 1 && link_merged_[l] == 0) continue;  // one paced stream
+      // One stream from one feeder cannot queue: its packets arrive no faster
+      // than they leave.
+      if (link_merged_[l] == 0 && (link_entries_[l] <= 1 || feeder_[l] != kFeederUnknown)) continue;
       const double cap = local_cap_[l];                               // bytes/µs
       const double rho = std::clamp(load_[l] / cap, 0.0, 1.0);
       const double cap_us = queueing_.standing_queue_bytes / cap;
@@ -690,7 +708,9 @@ class FlowSimulator {
   std::vector<int32_t> path_;
   std::vector<double> path_w_;   // weight per path_ entry, only for weighted steps
   QueueingModel queueing_;
-  std::vector<uint8_t> path_merged_;  // per path_ entry: at or after the flow's first split
+  std::vector<uint8_t> path_merged_;  // per path_ entry: its feeder is unknown
+  static constexpr int32_t kFeederNone = -1, kFeederUnset = -2, kFeederUnknown = -3;
+  std::vector<int32_t> feeder_;  // per local link: its entries' one feeder, or unknown
   std::vector<int32_t> link_entries_, link_merged_;  // active entries per local link
   std::vector<int32_t> finished_;
   bool weighted_ = false;

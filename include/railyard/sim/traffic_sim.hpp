@@ -443,7 +443,7 @@ RAILYARD_LAZY
   std::vector<double> share;
   std::vector<int32_t> order;
   std::vector<double> link_weight(caps.size(), 0.0);
-  std::vector<int32_t> touched;
+  std::vector<int32_t> touched, touched_hop, hop_order;
   std::vector<int32_t> one_path;
   std::vector<double> qp_latency;
   qp_latency.reserve(qps.size());
@@ -465,15 +465,27 @@ RAILYARD_LAZY
         d.for_each_route(q.x.src, q.x.dst, [&](const topology::Route& r) { routes.push_back(r); });
         detail::per_hop_shares(routes, share, order);
         weights.assign(links.size(), 1.0);
-        // Links in hop order of the first route, then the others' new ones.
+        // Links in hop order (the queueing rule reads an entry's feeder from
+        // the entry before it: the receiving NIC's link must precede its GPU
+        // link), first appearance within a hop.
         for (size_t r = 0; r < routes.size(); ++r) {
           const topology::Path net = f.route_links(q.x.src, q.x.dst, routes[r]);
+          int32_t hop = 0;
           for (LinkId l : net.view()) {
             double& w = link_weight[static_cast<size_t>(l.value())];
-            if (w == 0.0) touched.push_back(l.value());
+            if (w == 0.0) touched.push_back(l.value()), touched_hop.push_back(hop);
             w += share[r];
+            ++hop;
           }
         }
+        hop_order.resize(touched.size());
+        std::iota(hop_order.begin(), hop_order.end(), 0);
+        std::stable_sort(hop_order.begin(), hop_order.end(), [&](int32_t a, int32_t b) {
+          return touched_hop[static_cast<size_t>(a)] < touched_hop[static_cast<size_t>(b)];
+        });
+        for (int32_t& t : hop_order) t = touched[static_cast<size_t>(t)];
+        touched.swap(hop_order);
+        touched_hop.clear();
         for (int32_t l : touched) {
           links.push_back(l);
           // Shares of one hop sum to 1; clamp rounding so a shared link is 1.
