@@ -58,7 +58,7 @@ StatusOr<std::vector<sim::TrafficFlow>> generated_traffic(const Flags& flags,
     return sim::uniform_traffic(d, n, b, seed);
   }
   if (kind == "alltoall" && part.size() == 1) {
-    if (d.gpus() > 4096) return bad("alltoall is limited to 4,096 GPUs (n·(n−1) flows)");
+    if (d.gpus() > 1024) return bad("alltoall is limited to 1,024 GPUs (n·(n−1) flows)");
     return sim::all_to_all_traffic(d, b);
   }
   return bad("use permutation[:SEED], incast:N, uniform:N[:SEED] or alltoall");
