@@ -16,6 +16,12 @@
 //   std::vector<double> caps = {400.0, 400.0};           // Gb/s
 //   auto r = railyard::sim::simulate_step(caps, step);   // r->time_us, r->finish_us
 //
+//   step.add_multipath(std::vector<int32_t>{0, 1}, std::vector<double>{0.5, 0.5}, 1e6);
+//   step.set_start_us(2, 12.5);                          // flow 2 arrives at 12.5 us
+//   railyard::sim::FlowSimulator sim(caps);
+//   railyard::Status s = sim.set_queueing({.enabled = true});  // M/D/1 waits
+//   auto r2 = sim.run_step(step);                        // r2->queue_us per flow
+//
 //   std::vector<railyard::sim::FlowStep> steps = ...;
 //   auto s = railyard::sim::simulate(railyard::sim::capacities(fabric, &overlay), steps,
 //                                    {.alpha_us = 2.5});
