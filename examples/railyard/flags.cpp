@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 50> kFlagTable = {{
+constexpr std::array<FlagSpec, 56> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -52,7 +52,7 @@ constexpr std::array<FlagSpec, 50> kFlagTable = {{
      "--dst 40:3"},
     {"qps", K::kInt, "K", "8",
      "spray: queue pairs for the connection, 1..256 (default 8); simulate: queue pairs per "
-     "connection, 1..256 (default 1).",
+     "connection (with --generate: per flow), 1..256 (default 1).",
      "--qps 16"},
     {"hash", K::kText, "MODEL", "crc32",
      "spray: the switches' ECMP hash: crc32, crc32c (5-tuple CRC with per-switch seeds), qp (also "
@@ -181,7 +181,7 @@ constexpr std::array<FlagSpec, 50> kFlagTable = {{
     {"bytes", K::kText, "SIZE", "",
      "simulate: the collective's size S per group (nccl-tests convention: the all-reduce buffer, "
      "the all-gather output, each rank's all-to-all send buffer), 1 byte to 2^50; plain bytes or "
-     "KiB MiB GiB TiB (K M G T: powers of 1000).",
+     "KiB MiB GiB TiB (K M G T: powers of 1000); with --generate: the size of every flow.",
      "--bytes 256MiB"},
     {"group", K::kText, "DIM", "",
      "simulate, cc --collective: run the collective in every group of this parallel dimension at "
@@ -195,7 +195,8 @@ constexpr std::array<FlagSpec, 50> kFlagTable = {{
     {"routing", K::kText, "ecmp|planned|spray", "planned",
      "simulate: how network flows find paths: ecmp (each QP hashed at every switch), planned "
      "(railyard assigns paths, least loaded link first) or spray (a spraying plan per "
-     "connection).",
+     "connection); with --traffic/--generate: ecmp (the default) or adaptive (per-packet "
+     "spraying, one multipath flow per QP; spray is a synonym there).",
      "--routing ecmp"},
     {"channels", K::kInt, "C", "0",
      "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use.",
@@ -223,8 +224,36 @@ constexpr std::array<FlagSpec, 50> kFlagTable = {{
      "(the spec's host_leaf_m, leaf_spine_m, spine_core_m, else by medium).",
      "--cable-m 100"},
     {"mtu", K::kInt, "BYTES", "4096",
-     "cc: the RoCE MTU (payload bytes per packet): 256, 512, 1024, 2048 or 4096.",
+     "cc: the RoCE MTU (payload bytes per packet): 256, 512, 1024, 2048 or 4096; simulate "
+     "--traffic: the packet size of the queueing correction, 256..65536.",
      "--mtu 2048"},
+    {"traffic", K::kText, "FILE", "",
+     "simulate: time this traffic matrix instead of a collective: one flow per line, "
+     "src,dst,bytes[,start_us][,qps]; an endpoint is HOST:GPU or HOST (its GPU 0); '#' lines "
+     "are comments (docs/cli.md#simulate-traffic).",
+     "--traffic flows.csv"},
+    {"generate", K::kText, "KIND", "",
+     "simulate: time a generated traffic matrix, every flow --bytes: permutation[:SEED] (every "
+     "GPU to one other, no fixed points), incast:N (N hosts into host 0), uniform:N[:SEED] (N "
+     "random pairs) or alltoall.",
+     "--generate permutation:3"},
+    {"flows-out", K::kText, "FILE", "",
+     "simulate --traffic/--generate: write every flow's completion time to FILE (JSON when it "
+     "ends in .json, else CSV).",
+     "--flows-out fct.csv"},
+    {"queueing", K::kBool, "", "true",
+     "simulate --traffic/--generate: add the queueing correction (M/D/1 wait per merged link, "
+     "capped at the standing queue; docs/models.md#queueing); --noqueueing for the fluid model "
+     "alone.",
+     "--noqueueing"},
+    {"standing-queue", K::kText, "SIZE", "150000",
+     "simulate --traffic/--generate: the queue congestion control holds on a saturated link "
+     "(ECN threshold or delay target), the cap of the queueing wait; 0 .. 16GiB.",
+     "--standing-queue 64KiB"},
+    {"count-ack", K::kBool, "", "false",
+     "simulate --traffic/--generate: a flow completes when its sender sees the last ACK (the "
+     "one-way latency counted twice), as htsim measures FCT.",
+     "--count-ack"},
     {"switch-mtu", K::kInt, "BYTES", "9216",
      "cc: the switch ports' MTU, the largest frame in flight, counted twice in the PFC "
      "headroom; at least the RoCE frame (MTU + 62), at most 16384.",

@@ -7,6 +7,7 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 #include "railyard/topology/failure_spec.hpp"
+#include "traffic.hpp"
 
 namespace railyard::cli {
 namespace {
@@ -15,9 +16,18 @@ constexpr std::string_view kSimulateNeedsSpec =
     "simulate needs a cluster spec (--cluster): an imported topology has no GPUs, NVLink or "
     "rails to place the job's ranks on";
 
-constexpr FlagUse kSimulateFlags[] = {required("collective"),
-                                      required("bytes"),
-                                      required("job"),
+// --collective, --bytes and --job are required unless a traffic matrix is
+// given (--traffic or --generate, traffic.cpp); run_simulate checks them.
+constexpr FlagUse kSimulateFlags[] = {{"collective"},
+                                      {"bytes"},
+                                      {"job"},
+                                      {"traffic"},
+                                      {"generate"},
+                                      {"flows-out"},
+                                      defaulted("queueing", "true"),
+                                      {"standing-queue"},
+                                      {"count-ack"},
+                                      {"mtu"},
                                       {"cluster"},
                                       {"hosts"},
                                       {"order"},
@@ -44,6 +54,15 @@ constexpr FieldRoute kSimulateRoutes[] = {
 
 Outcome run_simulate(const Invocation& inv) {
   const Flags& flags = inv.flags;
+  if (flags.given("traffic") || flags.given("generate")) return run_simulate_traffic(inv);
+  for (std::string_view flag : {"collective", "bytes", "job"})
+    if (!flags.given(flag))
+      return usage_error(str_cat("simulate: --", flag, " is required (e.g. ",
+                                 find_flag(flag)->example, "), or give --traffic FILE or --generate KIND"));
+  for (std::string_view flag : {"flows-out", "standing-queue", "count-ack", "mtu"})
+    RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, false, "applies only with --traffic or --generate"));
+  if (flags.given("queueing"))
+    RAILYARD_RETURN_IF_ERROR(only_with(inv, "queueing", false, "applies only with --traffic or --generate"));
   RAILYARD_ASSIGN_OR_RETURN(const CollectiveInput in, parse_collective_input(flags));
   auto bytes = parse_size_in("bytes", flags.text("bytes"), 1, collective::kMaxBytes);
   if (!bytes.ok()) return flag_error(flags, "bytes", bytes.status());
@@ -98,9 +117,16 @@ const Subcommand kSimulate{
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] [--routing ecmp|planned|spray] "
     "[--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE] "
-    "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS]",
-    "time a collective on the job's GPUs: simulated vs bound, busbw, link utilization",
-    "",
+    "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] | "
+    "(--traffic FILE | --generate KIND [--bytes SIZE] [--qps K]) [--cluster SPEC] "
+    "[--routing ecmp|adaptive] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "
+    "[--count-ack] [--flows-out FILE] [--json]",
+    "time a collective on the job's GPUs (simulated vs bound, busbw, link utilization), or a "
+    "traffic matrix (per-flow completion times)",
+    "With --traffic FILE (rows src,dst,bytes[,start_us][,qps]) or --generate "
+    "permutation[:SEED]|incast:N|uniform:N[:SEED]|alltoall, simulate times a traffic matrix "
+    "instead of a collective: ECMP per QP or per-packet spraying (--routing adaptive), start "
+    "times, the queueing correction, and FCT mean/p50/p99/max (docs/cli.md#simulate-traffic).",
     kSimulateFlags,
     &run_simulate};
 

@@ -6,13 +6,21 @@
 // (Gb/s; from a Fabric, optionally degraded by a FailureOverlay, or any plain
 // span for tiny hand-built link sets) and, per step, flows = (links crossed,
 // bytes). A step's flows all start together when the previous step's flows have
-// all finished.
+// all finished, unless given a later start (FlowStep::set_start_us: arrivals,
+// e.g. a traffic matrix with start times; finish times stay measured from the
+// step's start).
 //
 //   railyard::sim::FlowStep step;
 //   step.add(std::vector<int32_t>{0, 1}, 1e6);          // links 0 and 1, 1 MB
 //   step.add(std::vector<int32_t>{1}, 2e6);
 //   std::vector<double> caps = {400.0, 400.0};           // Gb/s
 //   auto r = railyard::sim::simulate_step(caps, step);   // r->time_us, r->finish_us
+//
+//   step.add_multipath(std::vector<int32_t>{0, 1}, std::vector<double>{0.5, 0.5}, 1e6);
+//   step.set_start_us(2, 12.5);                          // flow 2 arrives at 12.5 us
+//   railyard::sim::FlowSimulator sim(caps);
+//   railyard::Status s = sim.set_queueing({.enabled = true});  // M/D/1 waits
+//   auto r2 = sim.run_step(step);                        // r2->queue_us per flow
 //
 //   std::vector<railyard::sim::FlowStep> steps = ...;
 //   auto s = railyard::sim::simulate(railyard::sim::capacities(fabric, &overlay), steps,
@@ -32,8 +40,28 @@
 // event finish in the same event, which keeps floating-point noise from
 // splitting one completion into many.
 //
-// Edge cases: zero-byte flows and flows with no links (same GPU) finish at t=0
-// and carry nothing. A link listed twice in one path is crossed twice (the flow
+// Multipath flows (FlowStep::add_multipath). A sprayed or adaptively routed
+// flow is ONE flow — one congestion-controlled sender, one fair share — whose
+// rate r is split over its subpaths: each link entry carries a weight w, the
+// fraction of r it carries (per-packet spraying over k equal-cost up-ports at a
+// hop: w = 1/k on each of them; links every subpath crosses: w = 1). Water-
+// filling is weighted: a link's fair share is remaining capacity / Σ weights of
+// its unfrozen flows, and a flow frozen at rate r consumes r·w on each entry.
+// Plain add() means every weight is 1, which is exactly the unweighted model.
+// The incremental re-rating below stays exact with weights: a flow frozen at
+// level r on link L has the largest rate on L (all of L's flows unfrozen at r
+// froze at r), so a finished flow of rate > r never crossed a link that
+// saturated below its rate, and the filling below the smallest finished rate is
+// unchanged. Weights must be finite and > 0; a link may appear in several
+// entries (weights add).
+//
+// Arrivals. A flow with start t > 0 is not in the sharing before t. At an
+// arrival every active flow is re-rated (a newcomer can lower any share), so
+// a step with A distinct start times costs A full water-fillings on top of the
+// completion events below.
+//
+// Edge cases: zero-byte flows and flows with no links (same GPU) finish at
+// their start and carry nothing. A link listed twice in one path is crossed twice (the flow
 // uses twice its rate there). A flow with bytes > 0 that crosses a link of zero
 // capacity (down) is an error: InvalidArgument naming the step, the flow and the
 // link — it would never finish. Negative/NaN bytes or capacities and link ids
@@ -101,13 +129,32 @@ class FlowStep {
     bytes_.reserve(flows);
     links_.reserve(total_links);
   }
+  // One flow split over several links: weights[k] = fraction of the flow's
+  // rate carried on links[k] (see the header comment). A size mismatch is
+  // reported by the simulator as an error on this flow.
+  void add_multipath(std::span<const int32_t> links, std::span<const double> weights,
+                     double bytes) {
+    if (weights_.size() < links_.size()) weights_.resize(links_.size(), 1.0);
+    if (weights.size() != links.size() && bad_weights_flow_ < 0) {
+      bad_weights_flow_ = static_cast<int64_t>(bytes_.size());
+      bad_weights_size_ = weights.size();
+    }
+    links_.insert(links_.end(), links.begin(), links.end());
+    for (size_t k = 0; k < links.size(); ++k) {
+      weights_.push_back(k < weights.size() ? weights[k] : 1.0);
+    }
+    offsets_.push_back(static_cast<int64_t>(links_.size()));
+    bytes_.push_back(bytes);
+  }
   void add(std::span<const int32_t> links, double bytes) {
     links_.insert(links_.end(), links.begin(), links.end());
+    if (!weights_.empty()) weights_.resize(links_.size(), 1.0);
     offsets_.push_back(static_cast<int64_t>(links_.size()));
     bytes_.push_back(bytes);
   }
   void add(std::span<const LinkId> links, double bytes) {
     for (LinkId l : links) links_.push_back(l.value());
+    if (!weights_.empty()) weights_.resize(links_.size(), 1.0);
     offsets_.push_back(static_cast<int64_t>(links_.size()));
     bytes_.push_back(bytes);
   }
@@ -122,17 +169,76 @@ class FlowStep {
     return {links_.data() + b, e - b};
   }
   [[nodiscard]] size_t total_links() const { return links_.size(); }
+  // True once any flow was added with add_multipath.
+  [[nodiscard]] bool weighted() const { return !weights_.empty(); }
+  // Weights of flow i's link entries; empty when the step is unweighted (all 1).
+  [[nodiscard]] std::span<const double> weights(size_t i) const {
+    if (weights_.empty()) return {};
+    const auto b = static_cast<size_t>(offsets_[i]);
+    const auto e = static_cast<size_t>(offsets_[i + 1]);
+    return {weights_.data() + b, e - b};
+  }
+  // Weight of flow i's k-th link entry (1 when unweighted).
+  [[nodiscard]] double weight(size_t i, size_t k) const {
+    return weights_.empty() ? 1.0 : weights_[static_cast<size_t>(offsets_[i]) + k];
+  }
+  // Arrival time of flow i (µs from the step's start; default 0). The flow
+  // joins the sharing then; rates are recomputed at every arrival.
+  void set_start_us(size_t i, double start_us) {
+    if (start_.size() < bytes_.size()) start_.resize(bytes_.size(), 0.0);
+    start_[i] = start_us;
+  }
+  [[nodiscard]] double start_us(size_t i) const { return i < start_.size() ? start_[i] : 0.0; }
+  [[nodiscard]] bool has_arrivals() const { return !start_.empty(); }
+  // First flow whose add_multipath got weights.size() != links.size(), or -1.
+  [[nodiscard]] int64_t bad_weights_flow() const { return bad_weights_flow_; }
+  [[nodiscard]] size_t bad_weights_size() const { return bad_weights_size_; }
 
  private:
   std::vector<int64_t> offsets_{0};
   std::vector<int32_t> links_;
+  std::vector<double> weights_;  // parallel to links_, empty while unweighted
   std::vector<double> bytes_;
+  std::vector<double> start_;    // per flow, empty while every flow starts at 0
+  int64_t bad_weights_flow_ = -1;
+  size_t bad_weights_size_ = 0;
 };
 
 struct StepResult {
-  std::vector<double> finish_us;  // per flow, from the step's start
+  std::vector<double> finish_us;  // per flow, from the step's start (fluid: no queueing)
   double time_us = 0.0;           // the last completion (0 for an empty step)
   int64_t events = 0;             // water-filling rounds (rate recomputations)
+  // Per flow, the queueing delay of its last packet (QueueingModel); empty
+  // when the model is off. Not included in finish_us: callers add it.
+  std::vector<double> queue_us;
+};
+
+// Queueing correction (off by default). The fluid model gives rates but no
+// queues: a link loaded to 100 % delays nothing. With the correction on, every
+// flow's last packet waits at each link it crosses for
+//   W = min( ρ/(2(1−ρ)) · s , Q / C )        s = mtu·8 / C (one packet's time)
+// the M/D/1 mean waiting time (Pollaczek–Khinchine with deterministic service:
+// W = λ·E[S²] / (2(1−ρ))), capped at the drain time of the standing queue Q
+// that congestion control holds on a saturated link (ECN marking / delay
+// target; beyond it senders slow down instead of the queue growing). ρ is the
+// link's fluid load / capacity at the moment the flow completes (just before
+// its own rate leaves). A multipath entry waits w·W (the fraction of its
+// packets that cross the link: the mean over its last packets).
+// A link fed from one place cannot queue — its packets arrive no faster than
+// they leave. An entry's feeder is the link before it in its flow's list when
+// both carry the whole flow (weight 1), nothing for a flow's first entry (the
+// sender paces it), and unknown when either is a fraction of a split flow (its
+// packets are reassembled from several paths). A link gets W = 0 unless it
+// carries an active entry of unknown feeder, or two or more active entries
+// while its entries (over the step) come from different feeders. Such a link is
+// treated as a merge of independent streams, for which M/D/1's Poisson arrivals
+// are the standard approximation (Kleinrock's independence assumption). So an
+// ECMP flow alone never waits, two colliding flows wait where their paths
+// merge, and a sprayed flow waits from its split to where it rejoins one link.
+struct QueueingModel {
+  bool enabled = false;
+  double mtu_bytes = 4096;               // packet size (RoCE MTU)
+  double standing_queue_bytes = 150000;  // Q: switch ECN Kmin default (docs/constants.md)
 };
 
 struct SimOptions {
@@ -199,6 +305,13 @@ class FlowSimulator {
     active_.clear();
     touched_.clear();
     const auto n_links = static_cast<int32_t>(caps_.size());
+    if (step.bad_weights_flow() >= 0) {
+      const auto i = static_cast<size_t>(step.bad_weights_flow());
+      return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": ",
+                                                step.bad_weights_size(), " weights for ",
+                                                step.links(i).size(), " links"));
+    }
+    weighted_ = step.weighted();
     for (size_t i = 0; i < nf; ++i) {
       const double b = step.bytes(i);
       if (!(b >= 0.0) || !std::isfinite(b)) {
@@ -206,12 +319,26 @@ class FlowSimulator {
         return invalid_argument_error(
             str_cat("step ", step_index, " flow ", i, ": bytes ", b, " is not a finite number >= 0"));
       }
+      const double t0 = step.start_us(i);
+      if (!(t0 >= 0.0) || !std::isfinite(t0)) {
+        reset_local();
+        return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": start ", t0,
+                                                  " us is not a finite number >= 0"));
+      }
+      out.finish_us[i] = t0;
       const auto path = step.links(i);
       for (int32_t l : path) {
         if (l < 0 || l >= n_links) {
           reset_local();
           return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": link ", l,
                                                     " is out of range [0, ", n_links, ")"));
+        }
+      }
+      for (double w : step.weights(i)) {
+        if (!(w > 0.0) || !std::isfinite(w)) {
+          reset_local();
+          return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": weight ", w,
+                                                    " is not a finite number > 0"));
         }
       }
       if (b == 0.0 || path.empty()) continue;
@@ -235,13 +362,39 @@ class FlowSimulator {
       local_cap_[k] = caps_[static_cast<size_t>(touched_[k])] * kBytesPerUsPerGbps;
     }
     sub_.assign(ls, -1);
+    if (queueing_.enabled) feeder_.assign(ls, kFeederUnset);
     // Local paths, flat, for the active flows (indexed by position in active_).
     path_off_.assign(1, 0);
     path_.clear();
+    path_w_.clear();
+    path_merged_.clear();
     rem_.clear();
     for (int32_t f : active_) {
       for (int32_t l : step.links(static_cast<size_t>(f))) {
         path_.push_back(local_[static_cast<size_t>(l)]);
+      }
+      if (weighted_) {
+        for (double w : step.weights(static_cast<size_t>(f))) path_w_.push_back(w);
+      }
+      if (queueing_.enabled) {
+        // An entry's feeder: the link its packets arrive from — none for the
+        // first (the sender paces it), the previous entry when both carry the
+        // whole flow (weight 1: a plain sequence), unknown otherwise (packets
+        // of a split flow reassembled from several links).
+        const auto links = step.links(static_cast<size_t>(f));
+        for (size_t k = 0; k < links.size(); ++k) {
+          int32_t feeder = kFeederNone;
+          if (k > 0) {
+            feeder = step.weight(static_cast<size_t>(f), k) < 1.0 ||
+                             step.weight(static_cast<size_t>(f), k - 1) < 1.0
+                         ? kFeederUnknown
+                         : local_[static_cast<size_t>(links[k - 1])];
+          }
+          path_merged_.push_back(feeder == kFeederUnknown ? 1 : 0);
+          int32_t& state = feeder_[static_cast<size_t>(local_[static_cast<size_t>(links[k])])];
+          if (state == kFeederUnset) state = feeder;
+          else if (state != feeder) state = kFeederUnknown;
+        }
       }
       path_off_.push_back(static_cast<int64_t>(path_.size()));
       rem_.push_back(step.bytes(static_cast<size_t>(f)));
@@ -250,13 +403,31 @@ class FlowSimulator {
     const size_t na = active_.size();
     rate_.assign(na, 0.0);
     last_t_.assign(na, 0.0);
+    for (size_t k = 0; k < na; ++k) last_t_[k] = step.start_us(static_cast<size_t>(active_[k]));
     fversion_.assign(na, 0);
     done_.assign(na, 0);
     load_.assign(ls, 0.0);
-    // order_: unfinished flows by rate, ascending. Initially every flow is to
-    // be (re)computed.
-    order_.resize(na);
-    for (size_t k = 0; k < na; ++k) order_[k] = static_cast<int32_t>(k);
+    if (queueing_.enabled) {
+      out.queue_us.assign(nf, 0.0);
+      link_entries_.assign(ls, 0);
+      link_merged_.assign(ls, 0);
+    }
+    // order_: unfinished flows that have arrived, by rate, ascending. Initially
+    // every flow is to
+    // be (re)computed. Flows with a later start wait in arrivals_ (by start).
+    order_.clear();
+    arrivals_.clear();
+    for (size_t k = 0; k < na; ++k) {
+      (last_t_[k] > 0.0 ? arrivals_ : order_).push_back(static_cast<int32_t>(k));
+    }
+    std::sort(arrivals_.begin(), arrivals_.end(), [&](int32_t x, int32_t y) {
+      const double tx = last_t_[static_cast<size_t>(x)], ty = last_t_[static_cast<size_t>(y)];
+      return tx != ty ? tx < ty : x < y;
+    });
+    size_t next_arrival = 0;
+    if (queueing_.enabled) {
+      for (int32_t a : order_) count_entries(static_cast<size_t>(a), +1);
+    }
     fin_heap_.clear();
     size_t recompute_from = 0;  // order_[recompute_from..] get new rates
     double now = 0.0;
@@ -270,7 +441,7 @@ class FlowSimulator {
         rem_[ai] -= rate_[ai] * (now - last_t_[ai]);
         last_t_[ai] = now;
         for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
-          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai];
+          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai] * entry_weight(p);
         }
         recompute_.push_back(order_[k]);
       }
@@ -281,7 +452,7 @@ class FlowSimulator {
         for (int32_t a : recompute_) {
           const auto ai = static_cast<size_t>(a);
           for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
-            load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] += rate_[ai];
+            load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] += rate_[ai] * entry_weight(p);
           }
           ++fversion_[ai];
           fin_heap_.push_back({now + rem_[ai] / rate_[ai], a, fversion_[ai]});
@@ -303,6 +474,27 @@ class FlowSimulator {
         fin_heap_.resize(keep);
         std::make_heap(fin_heap_.begin(), fin_heap_.end(), std::greater<>{});
       }
+      // Next event: an arrival before the next completion admits every flow
+      // starting then and re-rates all flows (a newcomer can lower anyone's
+      // share); otherwise the completion(s) below.
+      while (!fin_heap_.empty() &&
+             fin_heap_.front().version != fversion_[static_cast<size_t>(fin_heap_.front().flow)]) {
+        std::pop_heap(fin_heap_.begin(), fin_heap_.end(), std::greater<>{});
+        fin_heap_.pop_back();
+      }
+      if (next_arrival < arrivals_.size()) {
+        const double t_arr = last_t_[static_cast<size_t>(arrivals_[next_arrival])];
+        if (fin_heap_.empty() || t_arr < fin_heap_.front().time) {
+          now = t_arr;
+          while (next_arrival < arrivals_.size() &&
+                 last_t_[static_cast<size_t>(arrivals_[next_arrival])] <= now + tolerance * now) {
+            if (queueing_.enabled) count_entries(static_cast<size_t>(arrivals_[next_arrival]), +1);
+            order_.push_back(arrivals_[next_arrival++]);
+          }
+          recompute_from = 0;
+          continue;
+        }
+      }
       // Next completion(s).
       double t_next = -1.0;
       double r_min = std::numeric_limits<double>::infinity();
@@ -322,10 +514,24 @@ class FlowSimulator {
         --left;
         out.finish_us[static_cast<size_t>(active_[ai])] = t_next;
         r_min = std::min(r_min, rate_[ai]);
+        finished_.push_back(top.flow);
+      }
+      // Queueing delays are read with every co-finishing flow still loading
+      // its links; then their rates leave.
+      if (queueing_.enabled) {
+        for (int32_t a : finished_) {
+          out.queue_us[static_cast<size_t>(active_[static_cast<size_t>(a)])] =
+              queue_delay_us(static_cast<size_t>(a));
+        }
+        for (int32_t a : finished_) count_entries(static_cast<size_t>(a), -1);
+      }
+      for (int32_t a : finished_) {
+        const auto ai = static_cast<size_t>(a);
         for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
-          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai];
+          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai] * entry_weight(p);
         }
       }
+      finished_.clear();
       now = t_next;
       // Flows frozen below the smallest finished rate keep their rates (the
       // water-filling up to that level is unchanged); re-rate the rest.
@@ -339,12 +545,53 @@ class FlowSimulator {
     return out;
   }
 
+  // Queueing correction for later run_step calls (see QueueingModel).
+  [[nodiscard]] Status set_queueing(const QueueingModel& q) {
+    if (q.enabled && (!(q.mtu_bytes > 0.0) || !std::isfinite(q.mtu_bytes)))
+      return invalid_field("mtu_bytes", str_cat(q.mtu_bytes), "must be a finite number > 0");
+    if (q.enabled && (!(q.standing_queue_bytes >= 0.0) || !std::isfinite(q.standing_queue_bytes)))
+      return invalid_field("standing_queue_bytes", str_cat(q.standing_queue_bytes),
+                           "must be a finite number >= 0");
+    queueing_ = q;
+    return ok_status();
+  }
+
   [[nodiscard]] size_t link_count() const { return caps_.size(); }
   [[nodiscard]] double capacity_gbps(size_t l) const { return caps_[l]; }
 
  private:
   void reset_local() {
     for (int32_t l : touched_) local_[static_cast<size_t>(l)] = -1;
+  }
+  // Active entries (and reassembled ones) per link, for the queueing rule.
+  void count_entries(size_t ai, int32_t delta) {
+    for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
+      const auto l = static_cast<size_t>(path_[static_cast<size_t>(p)]);
+      link_entries_[l] += delta;
+      link_merged_[l] += delta * path_merged_[static_cast<size_t>(p)];
+    }
+  }
+  // The last packet's wait over flow ai's links (QueueingModel), in µs.
+  [[nodiscard]] double queue_delay_us(size_t ai) const {
+    double total = 0.0;
+    for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
+      const auto l = static_cast<size_t>(path_[static_cast<size_t>(p)]);
+      // One stream from one feeder cannot queue: its packets arrive no faster
+      // than they leave.
+      if (link_merged_[l] == 0 && (link_entries_[l] <= 1 || feeder_[l] != kFeederUnknown)) continue;
+      const double cap = local_cap_[l];                               // bytes/µs
+      const double rho = std::clamp(load_[l] / cap, 0.0, 1.0);
+      const double cap_us = queueing_.standing_queue_bytes / cap;
+      const double w = rho < 1.0 ? std::min(rho / (2.0 * (1.0 - rho)) * queueing_.mtu_bytes / cap,
+                                            cap_us)
+                                 : cap_us;
+      total += w * entry_weight(p);
+    }
+    return total;
+  }
+  // Weight of flat path entry p (1 for unweighted steps, which keep no array).
+  [[nodiscard]] double entry_weight(int64_t p) const {
+    return weighted_ ? path_w_[static_cast<size_t>(p)] : 1.0;
   }
 
   // Max-min rates (bytes/µs) into rate_ of the flows in recompute_, given the
@@ -382,17 +629,31 @@ class FlowSimulator {
     }
     rcap_.resize(ls);
     unfrozen_.resize(ls);
+    wsum_.resize(ls);
     version_.assign(ls, 0);
     for (size_t k = 0; k < ls; ++k) {
       const auto g = static_cast<size_t>(sub_links_[k]);
       rcap_[k] = std::clamp(local_cap_[g] - load_[g], 0.0, local_cap_[g]);
       unfrozen_[k] = cnt_[k + 1] - cnt_[k];
+      wsum_[k] = static_cast<double>(unfrozen_[k]);
+    }
+    if (weighted_) {
+      // Σ weights of the unfrozen entries per link (the counts stay: they say
+      // when a link has no unfrozen flow left, free of rounding).
+      for (size_t k = 0; k < ls; ++k) wsum_[k] = 0.0;
+      for (int32_t a : recompute_) {
+        const auto ai = static_cast<size_t>(a);
+        for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
+          wsum_[static_cast<size_t>(sub_[static_cast<size_t>(path_[static_cast<size_t>(p)])])] +=
+              path_w_[static_cast<size_t>(p)];
+        }
+      }
     }
     for (int32_t a : recompute_) rate_[static_cast<size_t>(a)] = -1.0;  // -1 = not frozen
 
     heap_.clear();
     for (size_t k = 0; k < ls; ++k) {
-      heap_.push_back({rcap_[k] / static_cast<double>(unfrozen_[k]), static_cast<int32_t>(k), 0});
+      heap_.push_back({rcap_[k] / wsum_[k], static_cast<int32_t>(k), 0});
     }
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
     while (!heap_.empty()) {
@@ -408,12 +669,14 @@ class FlowSimulator {
         rate_[ai] = share;
         for (auto q = path_off_[ai]; q < path_off_[ai + 1]; ++q) {
           const auto m = static_cast<size_t>(sub_[static_cast<size_t>(path_[static_cast<size_t>(q)])]);
-          rcap_[m] = std::max(rcap_[m] - share, 0.0);
+          const double w = entry_weight(q);
+          rcap_[m] = std::max(rcap_[m] - share * w, 0.0);
           --unfrozen_[m];
+          wsum_[m] = unfrozen_[m] > 0 ? std::max(wsum_[m] - w, 0.0) : 0.0;
           ++version_[m];
           if (m != l && unfrozen_[m] > 0) {
-            heap_.push_back({rcap_[m] / static_cast<double>(unfrozen_[m]), static_cast<int32_t>(m),
-                             version_[m]});
+            if (!(wsum_[m] > 0.0)) wsum_[m] = std::numeric_limits<double>::min();
+            heap_.push_back({rcap_[m] / wsum_[m], static_cast<int32_t>(m), version_[m]});
             std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
           }
         }
@@ -449,13 +712,22 @@ class FlowSimulator {
   std::vector<int32_t> active_;    // step flow index of each network flow
   std::vector<int64_t> path_off_;
   std::vector<int32_t> path_;
+  std::vector<double> path_w_;   // weight per path_ entry, only for weighted steps
+  QueueingModel queueing_;
+  std::vector<uint8_t> path_merged_;  // per path_ entry: its feeder is unknown
+  static constexpr int32_t kFeederNone = -1, kFeederUnset = -2, kFeederUnknown = -3;
+  std::vector<int32_t> feeder_;  // per local link: its entries' one feeder, or unknown
+  std::vector<int32_t> link_entries_, link_merged_;  // active entries per local link
+  std::vector<int32_t> finished_;
+  bool weighted_ = false;
   std::vector<double> rem_;
   std::vector<double> rate_;
   std::vector<double> last_t_;   // time rem_ was last brought up to date
   std::vector<int32_t> fversion_;
   std::vector<uint8_t> done_;
   std::vector<double> load_;     // bytes/µs used per local link by rated flows
-  std::vector<int32_t> order_;   // unfinished flows by rate, ascending
+  std::vector<int32_t> order_;   // unfinished arrived flows by rate, ascending
+  std::vector<int32_t> arrivals_;  // flows starting after 0, by start time
   std::vector<int32_t> recompute_;
   std::vector<int32_t> sub_;     // local link -> index among recomputed links, -1
   std::vector<int32_t> sub_links_;
@@ -464,6 +736,7 @@ class FlowSimulator {
   std::vector<int32_t> csr_;
   std::vector<double> rcap_;
   std::vector<int64_t> unfrozen_;
+  std::vector<double> wsum_;     // Σ weights of the unfrozen entries per link
   std::vector<int32_t> version_;
   std::vector<Entry> heap_;
 };
@@ -510,7 +783,10 @@ RAILYARD_LAZY
     if (!r.ok()) return r.status();
     const FlowStep& st = steps[s];
     for (size_t i = 0; i < st.size(); ++i) {
-      for (int32_t l : st.links(i)) out.link_bytes[static_cast<size_t>(l)] += st.bytes(i);
+      const auto path = st.links(i);
+      for (size_t k = 0; k < path.size(); ++k) {
+        out.link_bytes[static_cast<size_t>(path[k])] += st.bytes(i) * st.weight(i, k);
+      }
     }
     out.step_us.push_back(alpha + r->time_us);
     out.total_us += alpha + r->time_us;
