@@ -1,6 +1,7 @@
 // railyard/sim/collective_sim.hpp — a collective on placed ranks: its transfers
-// mapped to GPUs and routed through the fabric (ECMP, planned paths or sprayed
-// QPs), then timed by the analytic model and by the max-min fair flow simulator.
+// mapped to GPUs and routed through the fabric (ECMP, the path advisor's steered
+// QPs, or planned paths as an upper bound), then timed by the analytic model and
+// by the max-min fair flow simulator.
 //
 //   auto cluster = railyard::topology::make_cluster("h100-1024");
 //   using railyard::routing::GpuEndpoint;
@@ -8,7 +9,8 @@
 //   for (int32_t h = 0; h < 128; ++h)
 //     for (int32_t g = 0; g < 8; ++g)
 //       groups[0].push_back({railyard::HostId{h}, railyard::GpuIndex{g}});
-//   railyard::sim::CollectiveSimOptions o;                     // ring, planned paths
+//   railyard::sim::CollectiveSimOptions o;                     // ring, ECMP
+//   o.routing = railyard::sim::Routing::kPlanned;              // the bound
 //   auto r = railyard::sim::simulate_collective(*cluster, groups,
 //       railyard::collective::Collective::kAllReduce, int64_t{64} << 30, o);
 //   // r->busbw_gbps ≈ 3,200 Gb/s (8 × 400 Gb/s; nccl-tests shows ≈ 400 GB/s). At
@@ -27,18 +29,27 @@
 //
 // Connections and QPs. The network part of a transfer belongs to a connection
 // (source GPU, destination GPU, channel, plane) that keeps its identity for the
-// whole collective; its bytes are split evenly over `qps` queue pairs, each one
-// flow of the simulator:
-//   kEcmp     every QP is hashed independently at each switch (UniformRandomHash
-//             seeded by `seed`: unknown vendor hashes as independent uniform draws,
-//             docs/models.md#routing); QP j of connection c uses source port 0xC000 +
-//             (c·qps + j) mod 2^14 and destination QP 0x100 + c·qps + j.
-//   kPlanned  railyard chooses: every QP of every step goes through
-//             routing::assign_paths, which minimizes the most loaded link.
-//   kSpray    each connection gets a spraying plan (routing::plan_connection with
-//             a CRC-32 5-tuple hash seeded by `seed`): QP i on the path its source
-//             port steers it to; successive connections from one NIC port start
-//             on successive uplinks.
+// whole collective; its bytes are split evenly over its queue pairs, each one
+// flow of the simulator. Routing (docs/models.md#routing):
+//   kEcmp     (default; deployable) every QP is hashed at each switch by
+//             `switch_hash`, by default UniformRandomHash seeded by `seed`
+//             (unknown vendor hashes as independent uniform draws); QP j of
+//             connection c uses source port 0xC000 + (c·qps + j) mod 2^14 and
+//             destination QP 0x100 + c·qps + j.
+//   kSteered  (deployable) what railyard's path advisor (plugin/advisor.hpp)
+//             hands a net plugin: routing::advised_plan for the connection with
+//             budget `qps` (k = min(qps, usable uplinks) QPs, planned on the
+//             healthy fabric, destination QPs from 0x100 + c·qps), under
+//             `switch_hash` (default Crc5TupleHash(seed), the advisor's crc32).
+//             Each QP's 5-tuple with the advertised source port then goes
+//             through the same hash hop by hop (routing::ecmp_paths, with the
+//             failures): the path is where the hash sends the port, nothing is
+//             assigned. Under a non-steerable model the ports are consecutive
+//             and the QPs land where the hash puts them (report: steerable).
+//   kPlanned  (an upper bound, not deployable) an oracle: every QP of every
+//             step goes through routing::assign_paths, a centralized
+//             assignment minimizing the most loaded link. Nothing railyard
+//             ships realizes it; quote it only as a bound.
 //
 // Time. A step takes alpha + transfer time. alpha = the slowest flow's latency
 // under collective::LatencyModel (cable, switches, NVSwitches, each NIC once) +
@@ -85,26 +96,38 @@
 
 namespace railyard::sim {
 
-enum class Routing : uint8_t { kEcmp, kPlanned, kSpray };
-inline constexpr std::string_view kRoutingNames[3] = {"ecmp", "planned", "spray"};
+// kEcmp and kSteered are what a cluster runs; kPlanned is an oracle, an upper
+// bound on what any deployable routing reaches (see the overview).
+enum class Routing : uint8_t { kEcmp, kSteered, kPlanned };
+inline constexpr size_t kRoutingCount = 3;
+inline constexpr std::string_view kRoutingNames[kRoutingCount] = {"ecmp", "steered", "planned"};
 
 [[nodiscard]] constexpr std::string_view routing_name(Routing r) {
   return kRoutingNames[static_cast<size_t>(r)];
 }
+// True for the modes a cluster can run; false for the planned bound.
+[[nodiscard]] constexpr bool deployable(Routing r) { return r != Routing::kPlanned; }
+// "ecmp", "steered" or "planned"; "spray" is accepted as the old name of steered.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<Routing> parse_routing(std::string_view text) {
-  for (size_t i = 0; i < 3; ++i)
+  for (size_t i = 0; i < kRoutingCount; ++i)
     if (text == kRoutingNames[i]) return static_cast<Routing>(i);
-  return invalid_field("routing", text, "use ecmp, planned or spray");
+  if (text == "spray") return Routing::kSteered;
+  return invalid_field("routing", text, "use ecmp, steered or planned (an upper bound)");
 }
 
 using collective::LatencyModel;  // the one latency model (collective/cost.hpp)
 
 struct CollectiveSimOptions {
   collective::Algorithm algorithm = collective::Algorithm::kRing;
-  Routing routing = Routing::kPlanned;
-  int32_t qps = 1;          // queue pairs per connection, 1..256
-  uint64_t seed = 1;        // hash seed (ECMP, spray)
+  Routing routing = Routing::kEcmp;
+  int32_t qps = 1;          // queue pairs per connection (steered: the advisor's budget), 1..256
+  uint64_t seed = 1;        // hash seed (ecmp, steered)
+  // The switches' hash. nullptr: UniformRandomHash(seed) under kEcmp (an
+  // unknown vendor hash), Crc5TupleHash(seed) under kSteered (the advisor's
+  // default crc32 model). A non-steerable model under kSteered leaves the
+  // advisor's consecutive ports, and the QPs land where the hash puts them.
+  const routing::HashModel* switch_hash = nullptr;
   int32_t channels = 0;     // rings; 0 = one per NIC the group can use (traffic.hpp)
   int32_t tree_pieces = 0;  // pieces per tree; 0 = automatic (traffic.hpp)
   bool pxn = true;          // forward over NVLink to the destination's rail
@@ -126,8 +149,11 @@ struct TierUtilization {
 struct CollectiveReport {
   collective::Collective kind = collective::Collective::kAllReduce;
   collective::Algorithm algorithm = collective::Algorithm::kRing;
-  Routing routing = Routing::kPlanned;
-  int32_t qps = 1;
+  Routing routing = Routing::kEcmp;
+  int32_t qps = 1;           // the option (steered: budget; a connection uses min(qps, uplinks))
+  std::string hash_model;    // the switches' hash (ecmp, steered); empty for planned
+  bool steerable = false;    // steered: the hash let the advisor choose ports
+  int64_t qp_flows = 0;      // network QP-flows routed over the distinct steps
   int32_t channels = 1;
   int32_t groups = 0;
   int32_t ranks = 0;       // per group
@@ -272,14 +298,24 @@ RAILYARD_LAZY
   std::vector<double> link_bytes(caps.size(), 0.0);
   std::vector<double> scratch;
 
-  const routing::UniformRandomHash ecmp_hash(options.seed);
-  const routing::Crc5TupleHash spray_hash(static_cast<uint32_t>(options.seed));
+  const routing::UniformRandomHash random_hash(options.seed);
+  const routing::Crc5TupleHash crc_hash(static_cast<uint32_t>(options.seed));
+  const routing::HashModel& switch_hash =
+      options.switch_hash != nullptr ? *options.switch_hash
+      : options.routing == Routing::kSteered
+          ? static_cast<const routing::HashModel&>(crc_hash)
+          : static_cast<const routing::HashModel&>(random_hash);
+  if (options.routing != Routing::kPlanned) rep.hash_model = std::string(switch_hash.name());
+  rep.steerable = options.routing == Routing::kSteered && switch_hash.steerable();
   const int32_t planes = d.planes();
   const int32_t qps = options.qps;
-  // Connection ids (stable for the whole collective) and spraying plans.
+  // Connection ids (stable for the whole collective) and, under kSteered, the
+  // advisor's ports: connection c's QPs are steer_sport/steer_dst_qp
+  // [steer_first[c], steer_first[c + 1]).
   std::unordered_map<uint64_t, int64_t> connection_of;
-  std::vector<std::vector<topology::Route>> spray_routes;     // by connection id
-  std::unordered_map<int32_t, int32_t> spray_next_rotation;  // by source port node
+  std::vector<size_t> steer_first = {0};
+  std::vector<uint16_t> steer_sport;
+  std::vector<uint32_t> steer_dst_qp;
   auto connection_id = [&](NodeId a, NodeId b, int32_t channel, int32_t plane) {
     const uint64_t key =
         ((static_cast<uint64_t>(a.value()) << 21 ^ static_cast<uint64_t>(b.value())) << 12) ^
@@ -289,7 +325,6 @@ RAILYARD_LAZY
   };
 
   std::vector<routing::NetworkCrossing> crossings;
-  std::vector<double> crossing_bytes;  // per QP-flow of the crossing
   std::vector<detail::PendingQp> pending;
   std::vector<routing::Flow> qp_flows;
   std::vector<uint16_t> sports;
@@ -300,7 +335,6 @@ RAILYARD_LAZY
   for (const detail::Segment& seg : detail::merge_groups(traffic)) {
     FlowStep step;
     crossings.clear();
-    crossing_bytes.clear();
     pending.clear();
     // 1. Map transfers to GPUs; NVLink-only ones become flows at once.
     for (const auto& [g, ph] : seg.parts) {
@@ -319,41 +353,41 @@ RAILYARD_LAZY
             step.add(std::span<const LinkId>(x.prefix), t.bytes);
             break;  // NVLink carries it once, whatever the planes
           }
-          const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(qps);
           const auto [cid, fresh] =
               connection_id(f.gpu(a.host, a.gpu), f.gpu(b.host, b.gpu), t.channel, p);
-          const size_t xi = crossings.size();
-          for (int32_t j = 0; j < qps; ++j) {
-            const int64_t q = cid * qps + j;
-            pending.push_back(
-                {xi, routing::Flow{x.src, x.dst, per_qp},
-                 static_cast<uint16_t>(routing::kSportBase + q % routing::kSportCount),
-                 static_cast<uint32_t>((0x100 + q) & 0xFFFFFF), cid, j});
-          }
-          if (options.routing == Routing::kSpray && fresh) {
-            routing::SprayOptions so;
-            so.base_dst_qpn = static_cast<uint32_t>((0x100 + cid * qps) & 0xFFFFFF);
-            const int32_t port = f.nic_port(x.src).value();
-            auto [it, first] = spray_next_rotation.try_emplace(port, 0);
-            const int32_t uplinks = d.shape().leaf_up_ports;
-            so.rotation = uplinks > 0
-                              ? (routing::default_rotation(d, x.src) + it->second) % uplinks
-                              : -1;
-            ++it->second;
-            RAILYARD_ASSIGN_OR_RETURN(routing::SprayPlan plan,
-                                      routing::plan_connection(d, f, x.src, x.dst, qps, spray_hash,
-                                                               options.failures, so));
-            std::vector<topology::Route> r(static_cast<size_t>(qps));
-            for (int32_t j = 0; j < qps; ++j) {
-              const int32_t path = plan.qp[static_cast<size_t>(j)].path;
-              r[static_cast<size_t>(j)] =
-                  path >= 0 ? plan.paths[static_cast<size_t>(path)].route
-                            : plan.paths[static_cast<size_t>(j) % plan.paths.size()].route;
+          const auto base_dst_qp = static_cast<uint32_t>((0x100 + cid * qps) & 0xFFFFFF);
+          if (options.routing == Routing::kSteered && fresh) {
+            // What the advisor hands the net plugin for this connection.
+            RAILYARD_ASSIGN_OR_RETURN(
+                routing::SprayPlan plan,
+                routing::advised_plan(d, f, x.src, x.dst, qps, switch_hash, base_dst_qp));
+            for (const routing::QpRoute& q : plan.qp) {
+              steer_sport.push_back(q.sport);
+              steer_dst_qp.push_back(q.dst_qpn);
             }
-            spray_routes.push_back(std::move(r));
+            steer_first.push_back(steer_sport.size());
+          }
+          const size_t xi = crossings.size();
+          if (options.routing == Routing::kSteered) {
+            const auto c = static_cast<size_t>(cid);
+            const size_t k = steer_first[c + 1] - steer_first[c];
+            const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(k);
+            for (size_t j = 0; j < k; ++j)
+              pending.push_back({xi, routing::Flow{x.src, x.dst, per_qp},
+                                 steer_sport[steer_first[c] + j], steer_dst_qp[steer_first[c] + j],
+                                 cid, static_cast<int32_t>(j)});
+          } else {
+            const double per_qp =
+                t.bytes / static_cast<double>(planes) / static_cast<double>(qps);
+            for (int32_t j = 0; j < qps; ++j) {
+              const int64_t q = cid * qps + j;
+              pending.push_back(
+                  {xi, routing::Flow{x.src, x.dst, per_qp},
+                   static_cast<uint16_t>(routing::kSportBase + q % routing::kSportCount),
+                   (base_dst_qp + static_cast<uint32_t>(j)) & 0xFFFFFF, cid, j});
+            }
           }
           crossings.push_back(std::move(x));
-          crossing_bytes.push_back(per_qp);
         }
       }
     }
@@ -370,7 +404,9 @@ RAILYARD_LAZY
         routes = std::move(plan.routes);
         break;
       }
-      case Routing::kEcmp: {
+      case Routing::kEcmp:
+      case Routing::kSteered: {
+        // Every QP's 5-tuple through the switches' hash, hop by hop.
         sports.clear();
         dst_qps.clear();
         for (const detail::PendingQp& q : pending) {
@@ -378,16 +414,12 @@ RAILYARD_LAZY
           dst_qps.push_back(q.dst_qp);
         }
         RAILYARD_ASSIGN_OR_RETURN(
-            routes, routing::ecmp_paths(d, f, qp_flows, ecmp_hash,
+            routes, routing::ecmp_paths(d, f, qp_flows, switch_hash,
                                         routing::EcmpOptions{sports, dst_qps}, options.failures));
         break;
       }
-      case Routing::kSpray:
-        for (const detail::PendingQp& q : pending)
-          routes.push_back(
-              spray_routes[static_cast<size_t>(q.connection)][static_cast<size_t>(q.qp)]);
-        break;
     }
+    rep.qp_flows += static_cast<int64_t>(pending.size());
     // 3. Whole flows: GPU end, network route, GPU end.
     for (size_t i = 0; i < pending.size(); ++i) {
       const routing::NetworkCrossing& x = crossings[pending[i].crossing];
