@@ -54,9 +54,10 @@ constexpr std::array<FlagSpec, 48> kFlagTable = {{
      "connection, 1..256 (default 1).",
      "--qps 16"},
     {"hash", K::kText, "MODEL", "crc32",
-     "spray: the switches' ECMP hash: crc32, crc32c (5-tuple CRC with per-switch seeds), qp (also "
-     "hashes the destination QP), random (unknown hash: expected statistics only) or table:FILE "
-     "(measured 'kind switch sport uplink' lines).",
+     "spray, simulate --routing ecmp or steered: the switches' ECMP hash: crc32, crc32c (5-tuple "
+     "CRC with per-switch seeds), qp (also hashes the destination QP), random (unknown hash: "
+     "expected statistics only) or table:FILE (measured 'kind switch sport uplink' lines). "
+     "simulate's default: random for ecmp, crc32 for steered.",
      "--hash qp"},
     {"down", K::kText, "LINKS", "",
      "spray, simulate: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
@@ -84,8 +85,8 @@ constexpr std::array<FlagSpec, 48> kFlagTable = {{
      "--trace tests/data/job_trace.csv"},
     {"seed", K::kUint, "N", "1",
      "place --policy random: seed of the random policy; replay: of its random policy; spray: of "
-     "the switches' hash; simulate --routing ecmp or spray: of the ECMP and spray hashes; plan: "
-     "of the naive side's ECMP hash.",
+     "the switches' hash; simulate --routing ecmp or steered: of the switches' hash; plan: of "
+     "the switches' hash (both sides).",
      "--seed 7"},
     {"master-port", K::kInt, "PORT", "29500",
      "export --format torchrun or rank-env, plan --out: the rendezvous port, 1..65535.",
@@ -191,10 +192,11 @@ constexpr std::array<FlagSpec, 48> kFlagTable = {{
      "simulate, cc --collective: ring, tree (double binary tree; allreduce), hierarchical "
      "(allreduce), pairwise or rail_aligned (alltoall); default ring, or pairwise for alltoall.",
      "--algorithm rail_aligned"},
-    {"routing", K::kText, "ecmp|planned|spray", "planned",
-     "simulate: how network flows find paths: ecmp (each QP hashed at every switch), planned "
-     "(railyard assigns paths, least loaded link first) or spray (a spraying plan per "
-     "connection).",
+    {"routing", K::kText, "ecmp|steered|planned", "ecmp",
+     "simulate: how network flows find paths. Deployable: ecmp (each QP hashed at every "
+     "switch) or steered (the path advisor's source ports for each connection, --qps its QP "
+     "budget, pushed through the switches' hash; spray is an alias). Not deployable: planned "
+     "(a centralized least-loaded assignment per step: an upper bound).",
      "--routing ecmp"},
     {"channels", K::kInt, "C", "0",
      "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use.",
