@@ -32,6 +32,21 @@
 // event finish in the same event, which keeps floating-point noise from
 // splitting one completion into many.
 //
+// Multipath flows (FlowStep::add_multipath). A sprayed or adaptively routed
+// flow is ONE flow — one congestion-controlled sender, one fair share — whose
+// rate r is split over its subpaths: each link entry carries a weight w, the
+// fraction of r it carries (per-packet spraying over k equal-cost up-ports at a
+// hop: w = 1/k on each of them; links every subpath crosses: w = 1). Water-
+// filling is weighted: a link's fair share is remaining capacity / Σ weights of
+// its unfrozen flows, and a flow frozen at rate r consumes r·w on each entry.
+// Plain add() means every weight is 1, which is exactly the unweighted model.
+// The incremental re-rating below stays exact with weights: a flow frozen at
+// level r on link L has the largest rate on L (all of L's flows unfrozen at r
+// froze at r), so a finished flow of rate > r never crossed a link that
+// saturated below its rate, and the filling below the smallest finished rate is
+// unchanged. Weights must be finite and > 0; a link may appear in several
+// entries (weights add).
+//
 // Edge cases: zero-byte flows and flows with no links (same GPU) finish at t=0
 // and carry nothing. A link listed twice in one path is crossed twice (the flow
 // uses twice its rate there). A flow with bytes > 0 that crosses a link of zero
@@ -101,13 +116,32 @@ class FlowStep {
     bytes_.reserve(flows);
     links_.reserve(total_links);
   }
+  // One flow split over several links: weights[k] = fraction of the flow's
+  // rate carried on links[k] (see the header comment). A size mismatch is
+  // reported by the simulator as an error on this flow.
+  void add_multipath(std::span<const int32_t> links, std::span<const double> weights,
+                     double bytes) {
+    if (weights_.size() < links_.size()) weights_.resize(links_.size(), 1.0);
+    if (weights.size() != links.size() && bad_weights_flow_ < 0) {
+      bad_weights_flow_ = static_cast<int64_t>(bytes_.size());
+      bad_weights_size_ = weights.size();
+    }
+    links_.insert(links_.end(), links.begin(), links.end());
+    for (size_t k = 0; k < links.size(); ++k) {
+      weights_.push_back(k < weights.size() ? weights[k] : 1.0);
+    }
+    offsets_.push_back(static_cast<int64_t>(links_.size()));
+    bytes_.push_back(bytes);
+  }
   void add(std::span<const int32_t> links, double bytes) {
     links_.insert(links_.end(), links.begin(), links.end());
+    if (!weights_.empty()) weights_.resize(links_.size(), 1.0);
     offsets_.push_back(static_cast<int64_t>(links_.size()));
     bytes_.push_back(bytes);
   }
   void add(std::span<const LinkId> links, double bytes) {
     for (LinkId l : links) links_.push_back(l.value());
+    if (!weights_.empty()) weights_.resize(links_.size(), 1.0);
     offsets_.push_back(static_cast<int64_t>(links_.size()));
     bytes_.push_back(bytes);
   }
@@ -122,11 +156,30 @@ class FlowStep {
     return {links_.data() + b, e - b};
   }
   [[nodiscard]] size_t total_links() const { return links_.size(); }
+  // True once any flow was added with add_multipath.
+  [[nodiscard]] bool weighted() const { return !weights_.empty(); }
+  // Weights of flow i's link entries; empty when the step is unweighted (all 1).
+  [[nodiscard]] std::span<const double> weights(size_t i) const {
+    if (weights_.empty()) return {};
+    const auto b = static_cast<size_t>(offsets_[i]);
+    const auto e = static_cast<size_t>(offsets_[i + 1]);
+    return {weights_.data() + b, e - b};
+  }
+  // Weight of flow i's k-th link entry (1 when unweighted).
+  [[nodiscard]] double weight(size_t i, size_t k) const {
+    return weights_.empty() ? 1.0 : weights_[static_cast<size_t>(offsets_[i]) + k];
+  }
+  // First flow whose add_multipath got weights.size() != links.size(), or -1.
+  [[nodiscard]] int64_t bad_weights_flow() const { return bad_weights_flow_; }
+  [[nodiscard]] size_t bad_weights_size() const { return bad_weights_size_; }
 
  private:
   std::vector<int64_t> offsets_{0};
   std::vector<int32_t> links_;
+  std::vector<double> weights_;  // parallel to links_, empty while unweighted
   std::vector<double> bytes_;
+  int64_t bad_weights_flow_ = -1;
+  size_t bad_weights_size_ = 0;
 };
 
 struct StepResult {
@@ -199,6 +252,13 @@ class FlowSimulator {
     active_.clear();
     touched_.clear();
     const auto n_links = static_cast<int32_t>(caps_.size());
+    if (step.bad_weights_flow() >= 0) {
+      const auto i = static_cast<size_t>(step.bad_weights_flow());
+      return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": ",
+                                                step.bad_weights_size(), " weights for ",
+                                                step.links(i).size(), " links"));
+    }
+    weighted_ = step.weighted();
     for (size_t i = 0; i < nf; ++i) {
       const double b = step.bytes(i);
       if (!(b >= 0.0) || !std::isfinite(b)) {
@@ -212,6 +272,13 @@ class FlowSimulator {
           reset_local();
           return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": link ", l,
                                                     " is out of range [0, ", n_links, ")"));
+        }
+      }
+      for (double w : step.weights(i)) {
+        if (!(w > 0.0) || !std::isfinite(w)) {
+          reset_local();
+          return invalid_argument_error(str_cat("step ", step_index, " flow ", i, ": weight ", w,
+                                                    " is not a finite number > 0"));
         }
       }
       if (b == 0.0 || path.empty()) continue;
@@ -238,10 +305,14 @@ class FlowSimulator {
     // Local paths, flat, for the active flows (indexed by position in active_).
     path_off_.assign(1, 0);
     path_.clear();
+    path_w_.clear();
     rem_.clear();
     for (int32_t f : active_) {
       for (int32_t l : step.links(static_cast<size_t>(f))) {
         path_.push_back(local_[static_cast<size_t>(l)]);
+      }
+      if (weighted_) {
+        for (double w : step.weights(static_cast<size_t>(f))) path_w_.push_back(w);
       }
       path_off_.push_back(static_cast<int64_t>(path_.size()));
       rem_.push_back(step.bytes(static_cast<size_t>(f)));
@@ -270,7 +341,7 @@ class FlowSimulator {
         rem_[ai] -= rate_[ai] * (now - last_t_[ai]);
         last_t_[ai] = now;
         for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
-          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai];
+          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai] * entry_weight(p);
         }
         recompute_.push_back(order_[k]);
       }
@@ -281,7 +352,7 @@ class FlowSimulator {
         for (int32_t a : recompute_) {
           const auto ai = static_cast<size_t>(a);
           for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
-            load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] += rate_[ai];
+            load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] += rate_[ai] * entry_weight(p);
           }
           ++fversion_[ai];
           fin_heap_.push_back({now + rem_[ai] / rate_[ai], a, fversion_[ai]});
@@ -323,7 +394,7 @@ class FlowSimulator {
         out.finish_us[static_cast<size_t>(active_[ai])] = t_next;
         r_min = std::min(r_min, rate_[ai]);
         for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
-          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai];
+          load_[static_cast<size_t>(path_[static_cast<size_t>(p)])] -= rate_[ai] * entry_weight(p);
         }
       }
       now = t_next;
@@ -345,6 +416,10 @@ class FlowSimulator {
  private:
   void reset_local() {
     for (int32_t l : touched_) local_[static_cast<size_t>(l)] = -1;
+  }
+  // Weight of flat path entry p (1 for unweighted steps, which keep no array).
+  [[nodiscard]] double entry_weight(int64_t p) const {
+    return weighted_ ? path_w_[static_cast<size_t>(p)] : 1.0;
   }
 
   // Max-min rates (bytes/µs) into rate_ of the flows in recompute_, given the
@@ -382,17 +457,31 @@ class FlowSimulator {
     }
     rcap_.resize(ls);
     unfrozen_.resize(ls);
+    wsum_.resize(ls);
     version_.assign(ls, 0);
     for (size_t k = 0; k < ls; ++k) {
       const auto g = static_cast<size_t>(sub_links_[k]);
       rcap_[k] = std::clamp(local_cap_[g] - load_[g], 0.0, local_cap_[g]);
       unfrozen_[k] = cnt_[k + 1] - cnt_[k];
+      wsum_[k] = static_cast<double>(unfrozen_[k]);
+    }
+    if (weighted_) {
+      // Σ weights of the unfrozen entries per link (the counts stay: they say
+      // when a link has no unfrozen flow left, free of rounding).
+      for (size_t k = 0; k < ls; ++k) wsum_[k] = 0.0;
+      for (int32_t a : recompute_) {
+        const auto ai = static_cast<size_t>(a);
+        for (auto p = path_off_[ai]; p < path_off_[ai + 1]; ++p) {
+          wsum_[static_cast<size_t>(sub_[static_cast<size_t>(path_[static_cast<size_t>(p)])])] +=
+              path_w_[static_cast<size_t>(p)];
+        }
+      }
     }
     for (int32_t a : recompute_) rate_[static_cast<size_t>(a)] = -1.0;  // -1 = not frozen
 
     heap_.clear();
     for (size_t k = 0; k < ls; ++k) {
-      heap_.push_back({rcap_[k] / static_cast<double>(unfrozen_[k]), static_cast<int32_t>(k), 0});
+      heap_.push_back({rcap_[k] / wsum_[k], static_cast<int32_t>(k), 0});
     }
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
     while (!heap_.empty()) {
@@ -408,12 +497,14 @@ class FlowSimulator {
         rate_[ai] = share;
         for (auto q = path_off_[ai]; q < path_off_[ai + 1]; ++q) {
           const auto m = static_cast<size_t>(sub_[static_cast<size_t>(path_[static_cast<size_t>(q)])]);
-          rcap_[m] = std::max(rcap_[m] - share, 0.0);
+          const double w = entry_weight(q);
+          rcap_[m] = std::max(rcap_[m] - share * w, 0.0);
           --unfrozen_[m];
+          wsum_[m] = unfrozen_[m] > 0 ? std::max(wsum_[m] - w, 0.0) : 0.0;
           ++version_[m];
           if (m != l && unfrozen_[m] > 0) {
-            heap_.push_back({rcap_[m] / static_cast<double>(unfrozen_[m]), static_cast<int32_t>(m),
-                             version_[m]});
+            if (!(wsum_[m] > 0.0)) wsum_[m] = std::numeric_limits<double>::min();
+            heap_.push_back({rcap_[m] / wsum_[m], static_cast<int32_t>(m), version_[m]});
             std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
           }
         }
@@ -449,6 +540,8 @@ class FlowSimulator {
   std::vector<int32_t> active_;    // step flow index of each network flow
   std::vector<int64_t> path_off_;
   std::vector<int32_t> path_;
+  std::vector<double> path_w_;   // weight per path_ entry, only for weighted steps
+  bool weighted_ = false;
   std::vector<double> rem_;
   std::vector<double> rate_;
   std::vector<double> last_t_;   // time rem_ was last brought up to date
@@ -464,6 +557,7 @@ class FlowSimulator {
   std::vector<int32_t> csr_;
   std::vector<double> rcap_;
   std::vector<int64_t> unfrozen_;
+  std::vector<double> wsum_;     // Σ weights of the unfrozen entries per link
   std::vector<int32_t> version_;
   std::vector<Entry> heap_;
 };
@@ -510,7 +604,10 @@ RAILYARD_LAZY
     if (!r.ok()) return r.status();
     const FlowStep& st = steps[s];
     for (size_t i = 0; i < st.size(); ++i) {
-      for (int32_t l : st.links(i)) out.link_bytes[static_cast<size_t>(l)] += st.bytes(i);
+      const auto path = st.links(i);
+      for (size_t k = 0; k < path.size(); ++k) {
+        out.link_bytes[static_cast<size_t>(path[k])] += st.bytes(i) * st.weight(i, k);
+      }
     }
     out.step_us.push_back(alpha + r->time_us);
     out.total_us += alpha + r->time_us;
