@@ -192,10 +192,12 @@ constexpr std::array<FlagSpec, 48> kFlagTable = {{
      "simulate, cc --collective: ring, tree (double binary tree; allreduce), hierarchical "
      "(allreduce), pairwise or rail_aligned (alltoall); default ring, or pairwise for alltoall.",
      "--algorithm rail_aligned"},
-    {"routing", K::kText, "ecmp|steered|planned", "ecmp",
+    {"routing", K::kText, "ecmp|steered|adaptive|planned", "ecmp",
      "simulate: how network flows find paths. Deployable: ecmp (each QP hashed at every "
      "switch) or steered (the path advisor's source ports for each connection, --qps its QP "
-     "budget, pushed through the switches' hash; spray is an alias). Not deployable: planned "
+     "budget, pushed through the switches' hash; spray is an alias) or adaptive (per-packet "
+     "spraying / adaptive routing, each flow split per hop over the working equal-cost ports, as "
+     "Spectrum-X or UEC switches do). Not deployable: planned "
      "(a centralized least-loaded assignment per step: an upper bound).",
      "--routing ecmp"},
     {"channels", K::kInt, "C", "0",

@@ -52,8 +52,10 @@ Outcome run_simulate(const Invocation& inv) {
   if (!routing.ok()) return flag_error(flags, "routing", routing.status());
   for (std::string_view flag : {"seed", "hash"})
     RAILYARD_RETURN_IF_ERROR(
-        only_with(inv, flag, *routing != sim::Routing::kPlanned,
-                  "applies only with --routing ecmp or steered (planned paths use no hash)"));
+        only_with(inv, flag,
+                  *routing == sim::Routing::kEcmp || *routing == sim::Routing::kSteered,
+                  "applies only with --routing ecmp or steered (adaptive and planned paths use "
+                  "no hash)"));
   std::unique_ptr<routing::HashModel> hash;
   if (flags.given("hash")) {
     auto model = routing::parse_hash_model("hash", flags.text("hash"), flags.uint64("seed"));
@@ -102,7 +104,7 @@ const Subcommand kSimulate{
     "simulate",
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
-    "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] [--routing ecmp|steered|planned] "
+    "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] [--routing ecmp|steered|adaptive|planned] "
     "[--hash MODEL] [--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE]",
     "time a collective on the job's GPUs: simulated vs bound, busbw, link utilization",
     "",

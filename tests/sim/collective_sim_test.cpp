@@ -305,7 +305,7 @@ TEST_CASE("collective_sim: properties on random fabrics, jobs and collectives") 
                       ? (rng() % 2 ? Algorithm::kPairwise : Algorithm::kRailAligned)
                       : (kind == Collective::kAllReduce && rng() % 2 ? Algorithm::kHierarchical
                                                                      : Algorithm::kRing);
-    o.routing = static_cast<Routing>(rng() % 3);
+    o.routing = static_cast<Routing>(rng() % railyard::sim::kRoutingCount);
     o.qps = 1 + static_cast<int32_t>(rng() % 4);
     o.seed = rng();
     const int64_t S = int64_t{1} << (10 + rng() % 20);
@@ -617,4 +617,81 @@ TEST_CASE("collective_sim: routing names") {
   auto bad = parse_routing("adaptiv");
   REQUIRE_FALSE(bad.ok());
   CHECK(std::string(bad.status().message()).find("routing=adaptiv") != std::string::npos);
+}
+
+TEST_CASE("collective_sim: adaptive routing splits each flow per hop (hand-computed)") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  const auto& d = cluster->descriptor;
+  const auto& f = cluster->fabric;
+  // Rail 3 of hosts 2 (SU0) and 70 (SU2): 32 leaf uplinks, 16 spines with 2
+  // cables to each leaf. Uplink 5 of host 2's leaf runs at half capacity.
+  const railyard::NicPort a{HostId{2}, railyard::NicIndex{3}}, b{HostId{70}, railyard::NicIndex{3}};
+  const railyard::SwitchIndex la = d.leaf_of(a), lb = d.leaf_of(b);
+  REQUIRE(d.shape().leaf_up_ports == 32);
+  railyard::topology::FailureOverlay half(f);
+  half.set_cable_fraction(f.leaf_uplink(la, 5), 0.5);
+  CollectiveSimOptions o = no_latency();
+  o.routing = Routing::kAdaptive;
+  o.channels = 1;
+  o.failures = &half;
+  const double S = static_cast<double>(int64_t{1} << 30);
+  auto r = simulate_collective(*cluster, Groups{{{HostId{2}, GpuIndex{3}}, {HostId{70}, GpuIndex{3}}}},
+                               Collective::kAllGather, int64_t{1} << 30, o);
+  REQUIRE(r.ok());
+  auto bytes = [&](railyard::LinkId l) { return r->link_bytes[static_cast<size_t>(l.value())]; };
+  const int32_t s5 = d.spine_of_uplink(la, 5);
+  // a -> b, S/2: at a's leaf 31 uplinks of 400 and one of 200 share 12,600 Gb/s,
+  // so uplink 5 carries 1/63 and the others 2/63; each spine halves what it gets
+  // over its two healthy cables to b's leaf: 3/126 below uplink 5's spine, 4/126
+  // below the others.
+  double up_sum = 0;
+  for (int32_t j = 0; j < 32; ++j) {
+    CAPTURE(j);
+    const double up = bytes(f.leaf_uplink(la, j));
+    CHECK(up == doctest::Approx(S / 2 * (j == 5 ? 1.0 : 2.0) / 63).epsilon(1e-12));
+    up_sum += up;
+    const railyard::LinkId down = railyard::topology::Fabric::reverse(f.leaf_uplink(lb, j));
+    CHECK(bytes(down) ==
+          doctest::Approx(S / 2 * (d.spine_of_uplink(lb, j) == s5 ? 3.0 : 4.0) / 126)
+              .epsilon(1e-12));
+  }
+  CHECK(up_sum == doctest::Approx(S / 2).epsilon(1e-12));  // bytes conserved
+  // b -> a: 1/32 per uplink of b's leaf; uplink 5's spine splits its 1/16 over
+  // the half cable (1/3) and the healthy one (2/3), the others over 2 equal ones.
+  for (int32_t j = 0; j < 32; ++j) {
+    CAPTURE(j);
+    CHECK(bytes(f.leaf_uplink(lb, j)) == doctest::Approx(S / 2 / 32).epsilon(1e-12));
+    const double share = d.spine_of_uplink(la, j) != s5 ? 1.0 / 32
+                         : j == 5                       ? 1.0 / 48
+                                                        : 1.0 / 24;
+    CHECK(bytes(railyard::topology::Fabric::reverse(f.leaf_uplink(la, j))) ==
+          doctest::Approx(S / 2 * share).epsilon(1e-12));
+  }
+  // The NIC is the bottleneck (uplink 5 carries 400/63 Gb/s of its 200).
+  CHECK(r->time_us - r->latency_us == doctest::Approx(us(S / 2, 400.0)).epsilon(1e-9));
+  CHECK(r->analytic_us - r->latency_us == doctest::Approx(us(S / 2, 400.0)).epsilon(1e-9));
+  CHECK(r->hash_model.empty());
+}
+
+TEST_CASE("collective_sim: adaptive routing reaches the NIC floor where ECMP collides") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  Groups g(1);
+  for (int32_t i = 0; i < 64; ++i) {
+    const int32_t h = (i % 4) * 32 + i / 4;
+    for (int32_t k = 0; k < 8; ++k) g[0].push_back({HostId{h}, GpuIndex{k}});
+  }
+  CollectiveSimOptions o = no_latency();
+  o.routing = Routing::kAdaptive;
+  auto r = simulate_collective(*cluster, g, Collective::kAllGather, int64_t{1} << 30, o);
+  REQUIRE(r.ok());
+  // 32 connections leave each leaf, each spread 1/32 over its 32 uplinks: every
+  // uplink carries exactly one connection's worth, so the ring runs at the NIC
+  // floor as planned paths do.
+  const double n = 512;
+  CHECK(r->time_us - r->latency_us ==
+        doctest::Approx((n - 1) * us(static_cast<double>(int64_t{1} << 30) / (8 * n), 400.0))
+            .epsilon(1e-9));
+  CHECK(r->qp_flows == 0);  // no QPs: one multipath flow per transfer
 }

@@ -61,11 +61,13 @@ RAILYARD_LAZY
 }
 
 // The routing as reports name it: "ecmp (hash random)", "steered (hash crc32)",
-// "steered (hash random: not steerable, QPs land where it puts them)" or
-// "planned (upper bound)".
+// "steered (hash random: not steerable, QPs land where it puts them)",
+// "adaptive (per-packet, split per hop)" or "planned (upper bound)".
 RAILYARD_LAZY
 [[nodiscard]] std::string simulate_routing_text(const sim::CollectiveReport& r) {
   if (!sim::deployable(r.routing)) return str_cat(sim::routing_name(r.routing), " (upper bound)");
+  if (r.routing == sim::Routing::kAdaptive)
+    return str_cat(sim::routing_name(r.routing), " (per-packet, split per hop)");
   const bool unsteered = r.routing == sim::Routing::kSteered && !r.steerable;
   return str_cat(sim::routing_name(r.routing), " (hash ", r.hash_model,
                  unsteered ? ": not steerable, QPs land where it puts them)" : ")");

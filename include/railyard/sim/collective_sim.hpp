@@ -46,6 +46,15 @@
 //             failures): the path is where the hash sends the port, nothing is
 //             assigned. Under a non-steerable model the ports are consecutive
 //             and the QPs land where the hash puts them (report: steerable).
+//   kAdaptive (deployable on switches that spray per packet or route
+//             adaptively: Spectrum-X, UEC) each transfer's network part is one
+//             flow split at every hop evenly over the working equal-cost next
+//             hops (in proportion to their capacity when degraded): a multipath
+//             flow of the simulator (FlowStep::add_multipath) whose link weights
+//             are the products of the per-hop fractions, summed over the routes
+//             through the link (adaptive_link_weights). QPs play no part (qps is
+//             checked, not used); queueing and reordering are not modelled. Its
+//             latency is the first route's.
 //   kPlanned  (an upper bound, not deployable) an oracle: every QP of every
 //             step goes through routing::assign_paths, a centralized
 //             assignment minimizing the most loaded link. Nothing railyard
@@ -98,22 +107,24 @@ namespace railyard::sim {
 
 // kEcmp and kSteered are what a cluster runs; kPlanned is an oracle, an upper
 // bound on what any deployable routing reaches (see the overview).
-enum class Routing : uint8_t { kEcmp, kSteered, kPlanned };
-inline constexpr size_t kRoutingCount = 3;
-inline constexpr std::string_view kRoutingNames[kRoutingCount] = {"ecmp", "steered", "planned"};
+enum class Routing : uint8_t { kEcmp, kSteered, kAdaptive, kPlanned };
+inline constexpr size_t kRoutingCount = 4;
+inline constexpr std::string_view kRoutingNames[kRoutingCount] = {"ecmp", "steered", "adaptive",
+                                                                  "planned"};
 
 [[nodiscard]] constexpr std::string_view routing_name(Routing r) {
   return kRoutingNames[static_cast<size_t>(r)];
 }
 // True for the modes a cluster can run; false for the planned bound.
 [[nodiscard]] constexpr bool deployable(Routing r) { return r != Routing::kPlanned; }
-// "ecmp", "steered" or "planned"; "spray" is accepted as the old name of steered.
+// "ecmp", "steered", "adaptive" or "planned"; "spray" is accepted as the old
+// name of steered.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<Routing> parse_routing(std::string_view text) {
   for (size_t i = 0; i < kRoutingCount; ++i)
     if (text == kRoutingNames[i]) return static_cast<Routing>(i);
   if (text == "spray") return Routing::kSteered;
-  return invalid_field("routing", text, "use ecmp, steered or planned (an upper bound)");
+  return invalid_field("routing", text, "use ecmp, steered, adaptive or planned (an upper bound)");
 }
 
 using collective::LatencyModel;  // the one latency model (collective/cost.hpp)
@@ -222,6 +233,106 @@ struct PendingQp {
   int32_t qp = 0;
 };
 
+// Per-packet adaptive routing from NIC port a to b: every link of every usable
+// route with the fraction of the flow it carries. At each hop the flow splits
+// over the distinct next hops of the usable routes (those over working links),
+// in proportion to the capacity of the link to each; a route's fraction is the
+// product of its hops' fractions. Appends (link, weight) pairs to `out`, one per
+// link (ascending id); the host links carry 1. Returns the first usable route
+// (for_each_route order), or nullopt, appending nothing, when none works.
+RAILYARD_LAZY
+std::optional<topology::Route> adaptive_link_weights(
+    const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
+    const topology::FailureOverlay* failures, NicPort a, NicPort b,
+    std::vector<std::pair<int32_t, double>>& out) {
+  auto capacity = [&](LinkId l) {
+    return failures != nullptr ? failures->capacity_gbps(l) : f.capacity_gbps(l);
+  };
+  std::vector<topology::Route> alive;
+  d.for_each_route(a, b, [&](const topology::Route& r) {
+    const topology::Path p = f.route_links(a, b, r);
+    for (LinkId l : p.view())
+      if (!(capacity(l) > 0)) return;
+    alive.push_back(r);
+  });
+  if (alive.empty()) return std::nullopt;
+  const topology::Route first_route = alive.front();
+  const SwitchIndex la = d.leaf_of(a);
+  const SwitchIndex lb = d.leaf_of(b);
+  // The link each decision of route r chooses, by level (1: leaf up, spine down;
+  // 3: leaf up, spine up, core down, spine down).
+  auto decision_link = [&](const topology::Route& r, int level) -> LinkId {
+    const bool three = r.top == 3;
+    if (level == 0) return f.leaf_uplink(la, r.src_leaf_uplink);
+    if (three && level == 1)
+      return f.spine_uplink(d.spine_above(la, r.src_leaf_uplink), r.src_spine_uplink);
+    if (three && level == 2) {
+      const SwitchIndex sb = d.spine_index(d.plane_of_leaf(lb), d.partition_of_leaf(lb),
+                                           d.pod_of_leaf(lb), d.spine_of_uplink(la, r.src_leaf_uplink));
+      return topology::Fabric::reverse(f.spine_uplink(sb, r.dst_spine_uplink));
+    }
+    return topology::Fabric::reverse(f.leaf_uplink(lb, r.dst_leaf_uplink));
+  };
+  auto field = [](const topology::Route& r, int level) {
+    const int32_t v[4] = {r.src_leaf_uplink, r.src_spine_uplink, r.dst_spine_uplink,
+                          r.dst_leaf_uplink};
+    return r.top == 3 ? v[level] : (level == 0 ? v[0] : v[3]);
+  };
+  const int levels = alive.front().top == 3 ? 4 : alive.front().top == 2 ? 2 : 0;
+  std::vector<double> share(alive.size(), 1.0);
+  // Runs of routes sharing their earlier decisions; each level sorts a run by
+  // its field (stable), splits the run's share over the field's values in
+  // proportion to the capacity of the link each value chooses, and splits the
+  // run into sub-runs of one value.
+  std::vector<std::pair<size_t, size_t>> runs = {{0, alive.size()}}, next;
+  std::vector<size_t> order;
+  for (int level = 0; level < levels; ++level) {
+    next.clear();
+    for (auto [begin, end] : runs) {
+      order.resize(end - begin);
+      for (size_t i = 0; i < order.size(); ++i) order[i] = begin + i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        return field(alive[x], level) < field(alive[y], level);
+      });
+      std::vector<topology::Route> routes(order.size());
+      std::vector<double> shares(order.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        routes[i] = alive[order[i]];
+        shares[i] = share[order[i]];
+      }
+      std::copy(routes.begin(), routes.end(), alive.begin() + static_cast<std::ptrdiff_t>(begin));
+      std::copy(shares.begin(), shares.end(), share.begin() + static_cast<std::ptrdiff_t>(begin));
+      const size_t first_sub = next.size();
+      double total = 0;
+      for (size_t i = begin; i < end;) {
+        size_t j = i;
+        while (j < end && field(alive[j], level) == field(alive[i], level)) ++j;
+        total += capacity(decision_link(alive[i], level));
+        next.push_back({i, j});
+        i = j;
+      }
+      for (size_t k = first_sub; k < next.size(); ++k) {
+        const double fraction = capacity(decision_link(alive[next[k].first], level)) / total;
+        for (size_t i = next[k].first; i < next[k].second; ++i) share[i] *= fraction;
+      }
+    }
+    runs.swap(next);
+  }
+  const size_t first = out.size();
+  for (size_t i = 0; i < alive.size(); ++i)
+    for (LinkId l : f.route_links(a, b, alive[i]).view()) out.push_back({l.value(), share[i]});
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  size_t w = first;
+  for (size_t i = first; i < out.size(); ++i) {
+    if (w > first && out[w - 1].first == out[i].first)
+      out[w - 1].second += out[i].second;
+    else
+      out[w++] = out[i];
+  }
+  out.resize(w);
+  return first_route;
+}
+
 }  // namespace detail
 
 // Simulates `kind` over S = `bytes` in every group at once (see the overview).
@@ -305,7 +416,8 @@ RAILYARD_LAZY
       : options.routing == Routing::kSteered
           ? static_cast<const routing::HashModel&>(crc_hash)
           : static_cast<const routing::HashModel&>(random_hash);
-  if (options.routing != Routing::kPlanned) rep.hash_model = std::string(switch_hash.name());
+  if (options.routing == Routing::kEcmp || options.routing == Routing::kSteered)
+    rep.hash_model = std::string(switch_hash.name());
   rep.steerable = options.routing == Routing::kSteered && switch_hash.steerable();
   const int32_t planes = d.planes();
   const int32_t qps = options.qps;
@@ -316,6 +428,14 @@ RAILYARD_LAZY
   std::vector<size_t> steer_first = {0};
   std::vector<uint16_t> steer_sport;
   std::vector<uint32_t> steer_dst_qp;
+  // Under kAdaptive, connection c's (link, weight) pairs are adaptive_links
+  // [adaptive_first[c], adaptive_first[c + 1]) and its first route adaptive_route[c].
+  std::vector<size_t> adaptive_first = {0};
+  std::vector<std::pair<int32_t, double>> adaptive_links;
+  std::vector<topology::Route> adaptive_route;
+  std::vector<std::pair<size_t, int64_t>> adaptive_pending;  // (crossing, connection)
+  std::vector<double> weights;
+  std::vector<double> adaptive_bytes;  // per adaptive_pending entry
   auto connection_id = [&](NodeId a, NodeId b, int32_t channel, int32_t plane) {
     const uint64_t key =
         ((static_cast<uint64_t>(a.value()) << 21 ^ static_cast<uint64_t>(b.value())) << 12) ^
@@ -336,6 +456,8 @@ RAILYARD_LAZY
     FlowStep step;
     crossings.clear();
     pending.clear();
+    adaptive_pending.clear();
+    adaptive_bytes.clear();
     // 1. Map transfers to GPUs; NVLink-only ones become flows at once.
     for (const auto& [g, ph] : seg.parts) {
       const std::vector<routing::GpuEndpoint>& group = groups[static_cast<size_t>(g)];
@@ -368,7 +490,20 @@ RAILYARD_LAZY
             steer_first.push_back(steer_sport.size());
           }
           const size_t xi = crossings.size();
-          if (options.routing == Routing::kSteered) {
+          if (options.routing == Routing::kAdaptive) {
+            if (fresh) {
+              const std::optional<topology::Route> r = detail::adaptive_link_weights(
+                  d, f, options.failures, x.src, x.dst, adaptive_links);
+              if (!r)
+                return failed_precondition_error(
+                    str_cat("every path from ", routing::port_name(x.src), " to ",
+                            routing::port_name(x.dst), " is down"));
+              adaptive_route.push_back(*r);
+              adaptive_first.push_back(adaptive_links.size());
+            }
+            adaptive_pending.push_back({xi, cid});
+            adaptive_bytes.push_back(t.bytes / static_cast<double>(planes));
+          } else if (options.routing == Routing::kSteered) {
             const auto c = static_cast<size_t>(cid);
             const size_t k = steer_first[c + 1] - steer_first[c];
             const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(k);
@@ -404,6 +539,8 @@ RAILYARD_LAZY
         routes = std::move(plan.routes);
         break;
       }
+      case Routing::kAdaptive:
+        break;  // no QP-flows: one multipath flow per transfer (step 3)
       case Routing::kEcmp:
       case Routing::kSteered: {
         // Every QP's 5-tuple through the switches' hash, hop by hop.
@@ -430,9 +567,34 @@ RAILYARD_LAZY
       links.push_back(x.last.value());
       step.add(std::span<const int32_t>(links), pending[i].flow.bytes);
     }
-    // 4. Time it.
+    // Adaptive: each transfer one flow over every usable route, by weight; its
+    // latency is its first route's.
+    const size_t single_path_flows = step.size();
     double alpha = 0;
-    for (size_t i = 0; i < step.size(); ++i)
+    for (size_t i = 0; i < adaptive_pending.size(); ++i) {
+      const auto [xi, cid] = adaptive_pending[i];
+      const routing::NetworkCrossing& x = crossings[xi];
+      const auto c = static_cast<size_t>(cid);
+      links.clear();
+      weights.clear();
+      for (LinkId l : x.prefix) links.push_back(l.value());
+      for (size_t k = adaptive_first[c]; k < adaptive_first[c + 1]; ++k) {
+        links.push_back(adaptive_links[k].first);
+        weights.push_back(adaptive_links[k].second);
+      }
+      links.push_back(x.last.value());
+      weights.insert(weights.begin(), x.prefix.size(), 1.0);
+      weights.push_back(1.0);
+      step.add_multipath(links, weights, adaptive_bytes[i]);
+      links.clear();
+      for (LinkId l : x.prefix) links.push_back(l.value());
+      for (LinkId l : f.route_links(x.src, x.dst, adaptive_route[c]).view())
+        links.push_back(l.value());
+      links.push_back(x.last.value());
+      alpha = std::max(alpha, collective::flow_latency_us(f, links, options.latency));
+    }
+    // 4. Time it.
+    for (size_t i = 0; i < single_path_flows; ++i)
       alpha = std::max(alpha, collective::flow_latency_us(f, step.links(i), options.latency));
     alpha += options.latency.step_overhead_us;
     RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
@@ -444,8 +606,11 @@ RAILYARD_LAZY
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
-    for (size_t i = 0; i < step.size(); ++i)
-      for (int32_t l : step.links(i)) link_bytes[static_cast<size_t>(l)] += rpt * step.bytes(i);
+    for (size_t i = 0; i < step.size(); ++i) {
+      const std::span<const int32_t> ls = step.links(i);
+      for (size_t k = 0; k < ls.size(); ++k)
+        link_bytes[static_cast<size_t>(ls[k])] += rpt * step.bytes(i) * step.weight(i, k);
+    }
   }
 
   // Bandwidths and the bound.
