@@ -155,10 +155,14 @@ RAILYARD_LAZY
   auto gbytes = [](double gbps) { return fixed(gbps_to_gBps(gbps), 1); };
   std::string out;
   str_append(out, "collective  ", collective::collective_name(r.kind), ", ",
-             collective::algorithm_name(r.algorithm), ", routing ", simulate_routing_text(r), ", ",
-             r.qps, r.qps == 1 ? " QP" : " QPs",
-             r.routing == sim::Routing::kSteered ? " per connection at most, " : " per connection, ",
-             r.channels, r.channels == 1 ? " channel" : " channels", "\n");
+             collective::algorithm_name(r.algorithm), ", routing ", simulate_routing_text(r), ", ");
+  if (r.routing == sim::Routing::kAdaptive)
+    out += "one flow per transfer, ";
+  else
+    str_append(out, r.qps, r.qps == 1 ? " QP" : " QPs",
+               r.routing == sim::Routing::kSteered ? " per connection at most, "
+                                                   : " per connection, ");
+  str_append(out, r.channels, r.channels == 1 ? " channel" : " channels", "\n");
   str_append(out, "groups      ", r.groups, " x ", r.ranks, r.ranks == 1 ? " rank" : " ranks", ", ",
              format_bytes(r.bytes), " per group (", r.bytes, " bytes), ", r.steps,
              r.steps == 1 ? " step" : " steps", "\n");
