@@ -55,9 +55,10 @@ constexpr std::array<FlagSpec, 56> kFlagTable = {{
      "connection (with --generate: per flow), 1..256 (default 1).",
      "--qps 16"},
     {"hash", K::kText, "MODEL", "crc32",
-     "spray: the switches' ECMP hash: crc32, crc32c (5-tuple CRC with per-switch seeds), qp (also "
-     "hashes the destination QP), random (unknown hash: expected statistics only) or table:FILE "
-     "(measured 'kind switch sport uplink' lines).",
+     "spray, simulate --routing ecmp or steered: the switches' ECMP hash: crc32, crc32c (5-tuple "
+     "CRC with per-switch seeds), qp (also hashes the destination QP), random (unknown hash: "
+     "expected statistics only) or table:FILE (measured 'kind switch sport uplink' lines). "
+     "simulate's default: random for ecmp, crc32 for steered.",
      "--hash qp"},
     {"down", K::kText, "LINKS", "",
      "spray, simulate: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
@@ -85,8 +86,8 @@ constexpr std::array<FlagSpec, 56> kFlagTable = {{
      "--trace tests/data/job_trace.csv"},
     {"seed", K::kUint, "N", "1",
      "place --policy random: seed of the random policy; replay: of its random policy; spray: of "
-     "the switches' hash; simulate --routing ecmp or spray: of the ECMP and spray hashes; plan: "
-     "of the naive side's ECMP hash.",
+     "the switches' hash; simulate --routing ecmp or steered: of the switches' hash; plan: of "
+     "the switches' hash (both sides).",
      "--seed 7"},
     {"master-port", K::kInt, "PORT", "29500",
      "export --format torchrun or rank-env, plan --out: the rendezvous port, 1..65535.",
@@ -192,11 +193,14 @@ constexpr std::array<FlagSpec, 56> kFlagTable = {{
      "simulate, cc --collective: ring, tree (double binary tree; allreduce), hierarchical "
      "(allreduce), pairwise or rail_aligned (alltoall); default ring, or pairwise for alltoall.",
      "--algorithm rail_aligned"},
-    {"routing", K::kText, "ecmp|planned|spray", "planned",
-     "simulate: how network flows find paths: ecmp (each QP hashed at every switch), planned "
-     "(railyard assigns paths, least loaded link first) or spray (a spraying plan per "
-     "connection); with --traffic/--generate: ecmp (the default) or adaptive (per-packet "
-     "spraying, one multipath flow per QP; spray is a synonym there).",
+    {"routing", K::kText, "ecmp|steered|adaptive|planned", "ecmp",
+     "simulate: how network flows find paths. Deployable: ecmp (each QP hashed at every "
+     "switch) or steered (the path advisor's source ports for each connection, --qps its QP "
+     "budget, pushed through the switches' hash; spray is an alias) or adaptive (per-packet "
+     "spraying / adaptive routing, each flow split per hop over the working equal-cost ports, as "
+     "Spectrum-X or UEC switches do). Not deployable: planned "
+     "(a centralized least-loaded assignment per step: an upper bound). With --traffic/--generate: "
+     "ecmp (the default) or adaptive.",
      "--routing ecmp"},
     {"channels", K::kInt, "C", "0",
      "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use.",

@@ -1,8 +1,11 @@
 // railyard simulate — a collective on a job's GPUs, timed by the flow simulator.
+#include <memory>
+
 #include "cli.hpp"
 #include "collective_input.hpp"
 #include "inputs.hpp"
 #include "railyard/core/parse.hpp"
+#include "railyard/routing/hash.hpp"
 #include "railyard/report/simulate_report.hpp"
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
@@ -34,6 +37,7 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
                                       {"group"},
                                       {"algorithm"},
                                       {"routing"},
+                                      {"hash"},
                                       defaulted("qps", "1"),
                                       {"channels"},
                                       {"seed"},
@@ -68,9 +72,18 @@ Outcome run_simulate(const Invocation& inv) {
   if (!bytes.ok()) return flag_error(flags, "bytes", bytes.status());
   auto routing = sim::parse_routing(flags.text("routing"));
   if (!routing.ok()) return flag_error(flags, "routing", routing.status());
-  RAILYARD_RETURN_IF_ERROR(
-      only_with(inv, "seed", *routing != sim::Routing::kPlanned,
-                "applies only with --routing ecmp or spray (planned paths use no hash)"));
+  for (std::string_view flag : {"seed", "hash"})
+    RAILYARD_RETURN_IF_ERROR(
+        only_with(inv, flag,
+                  *routing == sim::Routing::kEcmp || *routing == sim::Routing::kSteered,
+                  "applies only with --routing ecmp or steered (adaptive and planned paths use "
+                  "no hash)"));
+  std::unique_ptr<routing::HashModel> hash;
+  if (flags.given("hash")) {
+    auto model = routing::parse_hash_model("hash", flags.text("hash"), flags.uint64("seed"));
+    if (!model.ok()) return flag_error(flags, "hash", model.status());
+    hash = *std::move(model);
+  }
 
   RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
   RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
@@ -89,6 +102,7 @@ Outcome run_simulate(const Invocation& inv) {
   options.routing = *routing;
   options.qps = flags.int32("qps");
   options.seed = flags.uint64("seed");
+  options.switch_hash = hash.get();
   options.channels = flags.int32("channels");
   options.failures = flags.given("down") ? &overlay : nullptr;
   options.keep_links = flags.given("svg");
@@ -115,8 +129,8 @@ const Subcommand kSimulate{
     "simulate",
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
-    "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] [--routing ecmp|planned|spray] "
-    "[--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE] "
+    "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] "
+    "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE] "
     "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] | "
     "(--traffic FILE | --generate KIND [--bytes SIZE] [--qps K]) [--cluster SPEC] "
     "[--routing ecmp|adaptive] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "

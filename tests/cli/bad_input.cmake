@@ -260,8 +260,8 @@ railyard_cli_error_test(
   STDERR_REGEX "^railyard: --algorithm=Ring: unknown algorithm")
 railyard_cli_error_test(
   NAME bad_input.simulate_routing
-  ARGS simulate --collective allreduce --bytes 1GiB --job tp=8 --routing=adaptive
-  STDERR_REGEX "^railyard: --routing=adaptive: use ecmp, planned or spray")
+  ARGS simulate --collective allreduce --bytes 1GiB --job tp=8 --routing=oracle
+  STDERR_REGEX "^railyard: --routing=oracle: use ecmp, steered")
 railyard_cli_error_test(
   NAME bad_input.simulate_group ARGS simulate --collective allreduce --bytes 1GiB --job tp=8 --group=mp
   STDERR_REGEX "^railyard: --group=mp: unknown dimension")

@@ -484,7 +484,7 @@ const std::vector<Row>& rows() {
        kInvalid, {"line 2", "duplicate", "line 1"}},
 
       // Routing and policy names.
-      {"routing", routing, "adaptive", kInvalid, {"routing=adaptive"}},
+      {"routing", routing, "oracle", kInvalid, {"routing=oracle"}},
       {"routing", routing, "", kInvalid, {"routing="}},
 
       // Congestion-control inputs (cc/derive.hpp) on h100-1024-2to1.

@@ -466,10 +466,30 @@ TEST_CASE("plan: default scenario simulates each job's collectives both ways") {
         CHECK(rep.link_utilization.empty());  // folded into peak_utilization
       }
       CHECK(c.at(PlanSide::kNaive).routing == sim::Routing::kEcmp);
-      CHECK(c.at(PlanSide::kRailyard).routing == sim::Routing::kPlanned);
+      CHECK(c.at(PlanSide::kNaive).qps == 1);
+      // Railyard's side is deployable (steered, with the QP budget its NCCL
+      // environment sets); the bound is the same placement with planned paths.
+      CHECK(c.at(PlanSide::kRailyard).routing == sim::Routing::kSteered);
+      CHECK(c.at(PlanSide::kRailyard).qps == j.qps);
+      CHECK(c.at(PlanSide::kRailyard).steerable);
+      CHECK(c.bound.routing == sim::Routing::kPlanned);
+      CHECK(c.bound.qps == j.qps);
+      CHECK(c.bound.groups == c.at(PlanSide::kRailyard).groups);
+      CHECK(c.bound.lower_bound_us ==
+            doctest::Approx(c.at(PlanSide::kRailyard).lower_bound_us).epsilon(1e-12));
+      // The oracle is never slower than what deploys on the same placement
+      // (1e-6: the planner's tolerance on equal loads).
+      CHECK(c.bound.time_us <= c.at(PlanSide::kRailyard).time_us * (1 + 1e-6));
+      CHECK(c.bound_speedup() >= c.speedup() * (1 - 1e-6));
     }
     REQUIRE(j.cc.has_value());
     CHECK(j.cc->incast == j.incast);
+    // The QP budget is the one railyard's NCCL environment sets.
+    const auto qps_env = std::find_if(j.cc->nccl_env.begin(), j.cc->nccl_env.end(), [](const auto& v) {
+      return v.name == "NCCL_IB_QPS_PER_CONNECTION";
+    });
+    REQUIRE(qps_env != j.cc->nccl_env.end());
+    CHECK(qps_env->value == std::to_string(j.qps));
   }
   // The big job's data-parallel all-reduce is never slower railyard's way; the
   // moe job, kept in one SU, gains the most.
@@ -482,6 +502,7 @@ TEST_CASE("plan: default scenario simulates each job's collectives both ways") {
   CHECK(dp("pretrain").speedup() >= 1.0);
   CHECK(dp("moe").speedup() > 2.0);
   CHECK(r.total_time_us(PlanSide::kRailyard) < r.total_time_us(PlanSide::kNaive));
+  CHECK(r.total_bound_us() <= r.total_time_us(PlanSide::kRailyard) * (1 + 1e-6));
   // The moe job's all-to-all spans its EP groups' hosts: that is the incast.
   const pipeline::PlanJobResult& moe = job_named(r, "moe");
   for (const pipeline::PlanCollective& c : moe.collectives)

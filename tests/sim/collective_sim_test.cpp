@@ -12,10 +12,13 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../support/random_shapes.hpp"
 #include "railyard/collective/cost.hpp"
+#include "railyard/plugin/advisor.hpp"
 #include "railyard/routing/assign.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/sim/flow_sim.hpp"
@@ -302,7 +305,7 @@ TEST_CASE("collective_sim: properties on random fabrics, jobs and collectives") 
                       ? (rng() % 2 ? Algorithm::kPairwise : Algorithm::kRailAligned)
                       : (kind == Collective::kAllReduce && rng() % 2 ? Algorithm::kHierarchical
                                                                      : Algorithm::kRing);
-    o.routing = static_cast<Routing>(rng() % 3);
+    o.routing = static_cast<Routing>(rng() % railyard::sim::kRoutingCount);
     o.qps = 1 + static_cast<int32_t>(rng() % 4);
     o.seed = rng();
     const int64_t S = int64_t{1} << (10 + rng() % 20);
@@ -452,4 +455,243 @@ TEST_CASE("collective_sim: the bound counts only the NICs of the rails a group u
       simulate_collective(*cluster, pair, Collective::kAllReduce, int64_t{1} << 30, no_latency());
   REQUIRE(r.ok());
   CHECK(r->time_us - r->latency_us == doctest::Approx(lb->time_us).epsilon(1e-9));
+}
+
+namespace {
+
+// The leaf-spine links QP port `sport` takes from a to b on a 2-tier fabric,
+// recomputed hop by hop from the hash model (independently of ecmp_paths):
+// the source leaf picks among its U uplinks in order; the spine above picks
+// among its parallel cables to the destination leaf, ordered by that leaf's
+// uplink ordinal.
+std::vector<railyard::LinkId> hashed_links(const railyard::topology::Cluster& c,
+                                           const railyard::routing::HashModel& model,
+                                           railyard::NicPort a, railyard::NicPort b,
+                                           uint16_t sport, uint32_t dst_qp) {
+  namespace rr = railyard::routing;
+  const auto& d = c.descriptor;
+  const auto& f = c.fabric;
+  const rr::FiveTuple t = rr::rocev2_tuple(d, a, b, sport, dst_qp);
+  const railyard::SwitchIndex la = d.leaf_of(a);
+  const railyard::SwitchIndex lb = d.leaf_of(b);
+  if (la == lb) return {};
+  const int32_t up = d.shape().leaf_up_ports;
+  const int32_t j = model.pick(rr::EcmpHop{rr::HopKind::kSrcLeafUp, la, up}, t);
+  std::vector<int32_t> down;
+  for (int32_t jb = 0; jb < up; ++jb)
+    if (d.spine_of_uplink(lb, jb) == d.spine_of_uplink(la, j)) down.push_back(jb);
+  const int32_t k =
+      down.size() == 1
+          ? 0
+          : model.pick(rr::EcmpHop{rr::HopKind::kSpineDown, d.spine_above(la, j),
+                                   static_cast<int32_t>(down.size())},
+                       t);
+  return {f.leaf_uplink(la, j),
+          railyard::topology::Fabric::reverse(f.leaf_uplink(lb, down[static_cast<size_t>(k)]))};
+}
+
+}  // namespace
+
+TEST_CASE("collective_sim: steered QPs take the hash's path for the advisor's source ports") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  const auto& f = cluster->fabric;
+  // Two GPUs on rail 3 in different SUs, one channel: connections a->b and b->a.
+  const GpuEndpoint ga{HostId{2}, GpuIndex{3}}, gb{HostId{70}, GpuIndex{3}};
+  const railyard::NicPort a{HostId{2}, railyard::NicIndex{3}}, b{HostId{70}, railyard::NicIndex{3}};
+  constexpr uint32_t kSeed = 11;
+  for (int32_t qps : {1, 4, 16, 64}) {
+    CAPTURE(qps);
+    CollectiveSimOptions o = no_latency();
+    o.routing = Routing::kSteered;
+    o.qps = qps;
+    o.seed = kSeed;
+    o.channels = 1;
+    const int64_t S = int64_t{1} << 30;
+    auto r = simulate_collective(*cluster, Groups{{ga, gb}}, Collective::kAllGather, S, o);
+    REQUIRE(r.ok());
+    CHECK(r->steerable);
+    CHECK(r->hash_model == "crc32");
+    // What the advisor hands the plugin (crc32 model, same seed), each QP pushed
+    // through the hash: every QP carries S/2 / k on its two leaf-spine links.
+    auto adv = railyard::plugin::PathAdvisor::create({.cluster = "h100-1024", .hash_seed = kSeed});
+    REQUIRE(adv.ok());
+    const railyard::routing::Crc5TupleHash crc(kSeed);
+    std::vector<double> want(static_cast<size_t>(f.link_count()), 0.0);
+    for (const auto& [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
+      auto c = (*adv)->connect(src, dst, qps);
+      REQUIRE(c.ok());
+      CHECK(c->qps == std::min(qps, 32));  // 32 uplinks per leaf on h100-1024
+      for (int32_t q = 0; q < c->qps; ++q)
+        for (railyard::LinkId l :
+             hashed_links(*cluster, crc, src, dst, c->source_ports[static_cast<size_t>(q)], 0))
+          want[static_cast<size_t>(l.value())] += static_cast<double>(S) / 2 / c->qps;
+    }
+    int32_t network_links = 0;
+    for (int32_t l = 0; l < f.link_count(); ++l) {
+      const auto tier = f.tier(railyard::LinkId{l});
+      if (tier != railyard::topology::LinkTier::kLeafSpine) continue;
+      CAPTURE(l);
+      CHECK(r->link_bytes[static_cast<size_t>(l)] ==
+            doctest::Approx(want[static_cast<size_t>(l)]).epsilon(1e-12));
+      network_links += want[static_cast<size_t>(l)] > 0;
+    }
+    // k QPs on k distinct uplinks and, below 32, on k distinct down-cables too.
+    CHECK(network_links == 2 * 2 * std::min(qps, 32));
+  }
+}
+
+TEST_CASE("collective_sim: steered lies between ECMP and the planned bound") {
+  // Hosts interleaved across the 4 SUs of a non-blocking fabric: every ring hop
+  // crosses the spines. The planned bound reaches the NIC floor (closed form).
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  Groups g(1);
+  for (int32_t i = 0; i < 64; ++i) {
+    const int32_t h = (i % 4) * 32 + i / 4;
+    for (int32_t k = 0; k < 8; ++k) g[0].push_back({HostId{h}, GpuIndex{k}});
+  }
+  auto run = [&](Routing routing, int32_t qps) {
+    CollectiveSimOptions o = no_latency();
+    o.routing = routing;
+    o.qps = qps;
+    auto r = simulate_collective(*cluster, g, Collective::kAllGather, int64_t{1} << 30, o);
+    REQUIRE(r.ok());
+    return r->time_us - r->latency_us;  // transfer time (cables still have latency)
+  };
+  const double n = 512;
+  const double floor_us = (n - 1) * us(static_cast<double>(int64_t{1} << 30) / (8 * n), 400.0);
+  CHECK(run(Routing::kPlanned, 1) == doctest::Approx(floor_us).epsilon(1e-9));
+  // One QP: the advisor starts each host's connection on a distinct leaf uplink
+  // (its position on the leaf), so only the spines' two down-cables can collide:
+  // at most twice the floor, never above ECMP, never below the bound.
+  const double steered1 = run(Routing::kSteered, 1);
+  CHECK(steered1 >= floor_us * (1 - 1e-9));
+  CHECK(steered1 <= 2 * floor_us * (1 + 1e-9));
+  CHECK(steered1 <= run(Routing::kEcmp, 1));
+  // 32 QPs = every uplink: each QP carries 1/32 of the connection and the plan
+  // balances the down-cables too, so steering meets the bound exactly.
+  CHECK(run(Routing::kSteered, 32) == doctest::Approx(floor_us).epsilon(1e-9));
+  CHECK(run(Routing::kSteered, 8) <= steered1 * (1 + 1e-9));
+}
+
+TEST_CASE("collective_sim: steering under an unknown hash lands where the hash puts the QPs") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  const railyard::routing::UniformRandomHash unknown(5);
+  CollectiveSimOptions o = no_latency();
+  o.routing = Routing::kSteered;
+  o.qps = 4;
+  o.channels = 1;
+  o.switch_hash = &unknown;
+  const GpuEndpoint ga{HostId{0}, GpuIndex{0}}, gb{HostId{40}, GpuIndex{0}};
+  auto r = simulate_collective(*cluster, Groups{{ga, gb}}, Collective::kAllGather, 1 << 20, o);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->steerable);
+  CHECK(r->hash_model == "random");
+  // The advisor's ports are consecutive (0xC000 + i), connection c's destination
+  // QPs 0x100 + 4c + i (the random model hashes them); the links are the hash's.
+  const railyard::NicPort a{HostId{0}, railyard::NicIndex{0}}, b{HostId{40}, railyard::NicIndex{0}};
+  std::vector<double> want(static_cast<size_t>(cluster->fabric.link_count()), 0.0);
+  for (const auto& [src, dst, c] : {std::tuple{a, b, 0u}, std::tuple{b, a, 1u}}) {
+    for (uint32_t q = 0; q < 4; ++q)
+      for (railyard::LinkId l : hashed_links(*cluster, unknown, src, dst,
+                                             static_cast<uint16_t>(0xC000 + q), 0x100 + 4 * c + q))
+        want[static_cast<size_t>(l.value())] += (1 << 20) / 2.0 / 4;
+  }
+  for (int32_t l = 0; l < cluster->fabric.link_count(); ++l)
+    if (cluster->fabric.tier(railyard::LinkId{l}) == railyard::topology::LinkTier::kLeafSpine)
+      CHECK(r->link_bytes[static_cast<size_t>(l)] ==
+            doctest::Approx(want[static_cast<size_t>(l)]).epsilon(1e-12));
+}
+
+TEST_CASE("collective_sim: routing names") {
+  using railyard::sim::parse_routing;
+  CHECK(*parse_routing("ecmp") == Routing::kEcmp);
+  CHECK(*parse_routing("steered") == Routing::kSteered);
+  CHECK(*parse_routing("spray") == Routing::kSteered);  // the old name
+  CHECK(*parse_routing("planned") == Routing::kPlanned);
+  CHECK(CollectiveSimOptions{}.routing == Routing::kEcmp);
+  CHECK(railyard::sim::deployable(Routing::kSteered));
+  CHECK_FALSE(railyard::sim::deployable(Routing::kPlanned));
+  auto bad = parse_routing("adaptiv");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).find("routing=adaptiv") != std::string::npos);
+}
+
+TEST_CASE("collective_sim: adaptive routing splits each flow per hop (hand-computed)") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  const auto& d = cluster->descriptor;
+  const auto& f = cluster->fabric;
+  // Rail 3 of hosts 2 (SU0) and 70 (SU2): 32 leaf uplinks, 16 spines with 2
+  // cables to each leaf. Uplink 5 of host 2's leaf runs at half capacity.
+  const railyard::NicPort a{HostId{2}, railyard::NicIndex{3}}, b{HostId{70}, railyard::NicIndex{3}};
+  const railyard::SwitchIndex la = d.leaf_of(a), lb = d.leaf_of(b);
+  REQUIRE(d.shape().leaf_up_ports == 32);
+  railyard::topology::FailureOverlay half(f);
+  half.set_cable_fraction(f.leaf_uplink(la, 5), 0.5);
+  CollectiveSimOptions o = no_latency();
+  o.routing = Routing::kAdaptive;
+  o.channels = 1;
+  o.failures = &half;
+  const double S = static_cast<double>(int64_t{1} << 30);
+  auto r = simulate_collective(*cluster, Groups{{{HostId{2}, GpuIndex{3}}, {HostId{70}, GpuIndex{3}}}},
+                               Collective::kAllGather, int64_t{1} << 30, o);
+  REQUIRE(r.ok());
+  auto bytes = [&](railyard::LinkId l) { return r->link_bytes[static_cast<size_t>(l.value())]; };
+  const int32_t s5 = d.spine_of_uplink(la, 5);
+  // a -> b, S/2: at a's leaf 31 uplinks of 400 and one of 200 share 12,600 Gb/s,
+  // so uplink 5 carries 1/63 and the others 2/63; each spine halves what it gets
+  // over its two healthy cables to b's leaf: 3/126 below uplink 5's spine, 4/126
+  // below the others.
+  double up_sum = 0;
+  for (int32_t j = 0; j < 32; ++j) {
+    CAPTURE(j);
+    const double up = bytes(f.leaf_uplink(la, j));
+    CHECK(up == doctest::Approx(S / 2 * (j == 5 ? 1.0 : 2.0) / 63).epsilon(1e-12));
+    up_sum += up;
+    const railyard::LinkId down = railyard::topology::Fabric::reverse(f.leaf_uplink(lb, j));
+    CHECK(bytes(down) ==
+          doctest::Approx(S / 2 * (d.spine_of_uplink(lb, j) == s5 ? 3.0 : 4.0) / 126)
+              .epsilon(1e-12));
+  }
+  CHECK(up_sum == doctest::Approx(S / 2).epsilon(1e-12));  // bytes conserved
+  // b -> a: 1/32 per uplink of b's leaf; uplink 5's spine splits its 1/16 over
+  // the half cable (1/3) and the healthy one (2/3), the others over 2 equal ones.
+  for (int32_t j = 0; j < 32; ++j) {
+    CAPTURE(j);
+    CHECK(bytes(f.leaf_uplink(lb, j)) == doctest::Approx(S / 2 / 32).epsilon(1e-12));
+    const double share = d.spine_of_uplink(la, j) != s5 ? 1.0 / 32
+                         : j == 5                       ? 1.0 / 48
+                                                        : 1.0 / 24;
+    CHECK(bytes(railyard::topology::Fabric::reverse(f.leaf_uplink(la, j))) ==
+          doctest::Approx(S / 2 * share).epsilon(1e-12));
+  }
+  // The NIC is the bottleneck (uplink 5 carries 400/63 Gb/s of its 200).
+  CHECK(r->time_us - r->latency_us == doctest::Approx(us(S / 2, 400.0)).epsilon(1e-9));
+  CHECK(r->analytic_us - r->latency_us == doctest::Approx(us(S / 2, 400.0)).epsilon(1e-9));
+  CHECK(r->hash_model.empty());
+}
+
+TEST_CASE("collective_sim: adaptive routing reaches the NIC floor where ECMP collides") {
+  auto cluster = railyard::topology::make_cluster("h100-1024");
+  REQUIRE(cluster.ok());
+  Groups g(1);
+  for (int32_t i = 0; i < 64; ++i) {
+    const int32_t h = (i % 4) * 32 + i / 4;
+    for (int32_t k = 0; k < 8; ++k) g[0].push_back({HostId{h}, GpuIndex{k}});
+  }
+  CollectiveSimOptions o = no_latency();
+  o.routing = Routing::kAdaptive;
+  auto r = simulate_collective(*cluster, g, Collective::kAllGather, int64_t{1} << 30, o);
+  REQUIRE(r.ok());
+  // 32 connections leave each leaf, each spread 1/32 over its 32 uplinks: every
+  // uplink carries exactly one connection's worth, so the ring runs at the NIC
+  // floor as planned paths do.
+  const double n = 512;
+  CHECK(r->time_us - r->latency_us ==
+        doctest::Approx((n - 1) * us(static_cast<double>(int64_t{1} << 30) / (8 * n), 400.0))
+            .epsilon(1e-9));
+  CHECK(r->qp_flows == 0);  // no QPs: one multipath flow per transfer
 }

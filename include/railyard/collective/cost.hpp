@@ -148,7 +148,8 @@ RAILYARD_LAZY
 }
 
 // The beta term of one step: the most loaded link's bytes / capacity, in µs.
-// `flows` provides size(), links(i) (a range of int32 link ids) and bytes(i).
+// `flows` provides size(), links(i) (a range of int32 link ids) and bytes(i),
+// and optionally weight(i, k), the fraction of flow i on its k-th link entry.
 // `scratch` is resized to capacities.size() and left zeroed (reuse it across
 // steps: the cost is then O(links crossed), no allocation).
 template <class Flows>
@@ -156,8 +157,17 @@ template <class Flows>
                                    std::vector<double>& scratch) {
   if (scratch.size() != capacities_gbps.size()) scratch.assign(capacities_gbps.size(), 0.0);
   double worst = 0;
-  for (size_t i = 0; i < flows.size(); ++i)
-    for (int32_t l : flows.links(i)) scratch[static_cast<size_t>(l)] += flows.bytes(i);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    size_t k = 0;
+    for (int32_t l : flows.links(i)) {
+      // A multipath flow (sim::FlowStep::add_multipath) carries bytes x weight
+      // on each link entry.
+      double w = 1.0;
+      if constexpr (requires { flows.weight(i, k); }) w = flows.weight(i, k);
+      scratch[static_cast<size_t>(l)] += flows.bytes(i) * w;
+      ++k;
+    }
+  }
   for (size_t i = 0; i < flows.size(); ++i)
     for (int32_t l : flows.links(i)) {
       double& b = scratch[static_cast<size_t>(l)];

@@ -22,8 +22,14 @@
 //              (placement::naive_order), ECMP routing with 1 QP per connection
 //              (an unknown switch hash, seeded by PlanOptions::seed);
 //   railyard — placement::Policy::kBestFit (the smallest level that holds the
-//              job), railyard's rank order (placement::order_ranks), planned paths
-//              (sim::Routing::kPlanned: routing::assign_paths per step).
+//              job), railyard's rank order (placement::order_ranks), steered QPs
+//              (sim::Routing::kSteered: what railyard's path advisor hands the net
+//              plugin, each QP's source port pushed through the switches' CRC-32
+//              hash seeded by PlanOptions::seed) with the QP budget the job's
+//              NCCL environment sets (NCCL_IB_QPS_PER_CONNECTION, cc/derive.hpp).
+// Beside railyard, the bound: railyard's placement and QPs with planned paths
+// (sim::Routing::kPlanned, a centralized least-loaded assignment per step that
+// nothing deploys) — an upper bound on what routing can add, never a speed-up.
 //
 // The starting state. A cluster is rarely empty and tidy: the mix lands on what
 // a scheduler has left. The background is a job trace (placement/replay.hpp
@@ -208,12 +214,18 @@ struct PlanCollective {
   int64_t bytes = 0;                            // S per group
   int32_t hosts_per_group = 0;                  // most distinct hosts in one group (railyard side)
   std::array<sim::CollectiveReport, 2> report;  // by PlanSide
+  // Railyard's placement and QPs with planned paths: the upper bound (an oracle).
+  sim::CollectiveReport bound;
 
   [[nodiscard]] const sim::CollectiveReport& at(PlanSide s) const { return report[side_index(s)]; }
-  // naive time / railyard time (NaN when the railyard time is 0).
+  // naive time / railyard (steered) time (NaN when the railyard time is 0).
   [[nodiscard]] double speedup() const {
     const double r = at(PlanSide::kRailyard).time_us;
     return r > 0 ? at(PlanSide::kNaive).time_us / r : std::nan("");
+  }
+  // naive time / bound time: what a perfect routing would add (NaN when 0).
+  [[nodiscard]] double bound_speedup() const {
+    return bound.time_us > 0 ? at(PlanSide::kNaive).time_us / bound.time_us : std::nan("");
   }
   // "dp allreduce", "ep alltoall", ...
   [[nodiscard]] std::string label() const {
@@ -237,6 +249,7 @@ struct PlanJobResult {
   int32_t incast = 1;
   std::string incast_source;
   std::optional<cc::CcPlan> cc;  // derived when placed
+  int32_t qps = 1;  // railyard's QPs per connection: cc's NCCL_IB_QPS_PER_CONNECTION
   std::vector<tune::NotedRule> tuner;  // tune/simulated_rules.hpp, notes name the collective
 
   [[nodiscard]] const PlanJobSide& at(PlanSide s) const { return side[side_index(s)]; }
@@ -278,6 +291,13 @@ struct PlanResult {
     double t = 0;
     for (const PlanJobResult& j : jobs)
       for (const PlanCollective& c : j.collectives) t += c.at(s).time_us;
+    return t;
+  }
+  // The same sum with the bound's times (railyard's placement, planned paths).
+  [[nodiscard]] double total_bound_us() const {
+    double t = 0;
+    for (const PlanJobResult& j : jobs)
+      for (const PlanCollective& c : j.collectives) t += c.bound.time_us;
     return t;
   }
 };
@@ -454,53 +474,14 @@ RAILYARD_LAZY
   for (PlanSide s : kPlanSides)
     result.fragmentation[side_index(s)] = alloc[side_index(s)].fragmentation();
 
-  // Simulate every job's collectives both ways.
-  for (PlanSide s : kPlanSides)
-    result.peak_utilization[side_index(s)].assign(static_cast<size_t>(cluster.fabric.link_count()),
-                                                  0.0);
-  for (PlanJobResult& jr : result.jobs) {
-    if (!jr.placed) continue;
-    const placement::ParallelPlan& plan = jr.job.plan;
-    for (const sim::StepCollective& step : sim::step_collectives(plan)) {
-      const placement::Dim dim = step.dim;
-      PlanCollective pc;
-      pc.dim = dim;
-      pc.kind = step.kind;
-      pc.algorithm = step.algorithm;
-      pc.bytes = std::clamp<int64_t>(std::llround(plan.bytes(dim)), 1, collective::kMaxBytes);
-      for (PlanSide s : kPlanSides) {
-        note(str_cat("simulating ", jr.job.name, " ", pc.label(), " (", side_name(s), ")"));
-        const auto groups = sim::job_groups(jr.at(s).placement, dim);
-        if (s == PlanSide::kRailyard)
-          pc.hosts_per_group = cc::most_hosts_per_group(groups);
-        sim::CollectiveSimOptions o;
-        o.algorithm = pc.algorithm;
-        o.routing = s == PlanSide::kNaive ? sim::Routing::kEcmp : sim::Routing::kPlanned;
-        o.qps = 1;
-        o.seed = options.seed;
-        o.keep_links = true;
-        o.latency = options.latency;
-        auto rep = sim::simulate_collective(cluster, groups, pc.kind, pc.bytes, o);
-        if (!rep.ok())
-          return make_status(rep.status().code(),
-                              str_cat("job '", jr.job.name, "': ", pc.label(), " (", side_name(s),
-                                      "): ", message_of(rep.status())));
-        detail::plan_fold_peak(result.peak_utilization[side_index(s)], rep->link_utilization);
-        rep->link_utilization = {};
-        rep->link_bytes = {};
-        pc.report[side_index(s)] = *std::move(rep);
-      }
-      jr.collectives.push_back(std::move(pc));
-    }
-  }
-
-  // Congestion control and tuner rules for railyard's deployment.
+  // Congestion control for railyard's deployment, first: its NCCL environment
+  // sets the QP budget the path advisor steers.
   std::vector<placement::Allocation> tenants = result.background.jobs;
   for (const PlanJobResult& jr : result.jobs)
     if (jr.placed) tenants.push_back(jr.at(PlanSide::kRailyard).allocation);
   for (PlanJobResult& jr : result.jobs) {
     if (!jr.placed) continue;
-    note(str_cat("deriving congestion control and tuner rules for ", jr.job.name));
+    note(str_cat("deriving congestion control for ", jr.job.name));
     const cc::Incast incast = cc::job_incast(jr.at(PlanSide::kRailyard).placement);
     jr.incast = incast.senders;
     jr.incast_source = incast.source;
@@ -514,7 +495,69 @@ RAILYARD_LAZY
                           str_cat("job '", jr.job.name, "': congestion control: ",
                                   message_of(plan.status())));
     jr.cc = *std::move(plan);
+    for (const cc::EnvVar& v : jr.cc->nccl_env)
+      if (v.name == "NCCL_IB_QPS_PER_CONNECTION") {
+        RAILYARD_ASSIGN_OR_RETURN(
+            const int64_t q, parse_int_in("NCCL_IB_QPS_PER_CONNECTION", v.value, 1,
+                                          routing::kMaxQpsPerConnection));
+        jr.qps = static_cast<int32_t>(q);
+      }
+  }
 
+  // Simulate every job's collectives both ways, and railyard's side with
+  // planned paths (the bound).
+  for (PlanSide s : kPlanSides)
+    result.peak_utilization[side_index(s)].assign(static_cast<size_t>(cluster.fabric.link_count()),
+                                                  0.0);
+  for (PlanJobResult& jr : result.jobs) {
+    if (!jr.placed) continue;
+    const placement::ParallelPlan& plan = jr.job.plan;
+    for (const sim::StepCollective& step : sim::step_collectives(plan)) {
+      const placement::Dim dim = step.dim;
+      PlanCollective pc;
+      pc.dim = dim;
+      pc.kind = step.kind;
+      pc.algorithm = step.algorithm;
+      pc.bytes = std::clamp<int64_t>(std::llround(plan.bytes(dim)), 1, collective::kMaxBytes);
+      for (int run = 0; run < 3; ++run) {
+        // 0 naive, 1 railyard (steered), 2 the bound (railyard planned).
+        const PlanSide s = run == 0 ? PlanSide::kNaive : PlanSide::kRailyard;
+        const std::string_view name = run == 2 ? std::string_view("bound") : side_name(s);
+        note(str_cat("simulating ", jr.job.name, " ", pc.label(), " (", name, ")"));
+        const auto groups = sim::job_groups(jr.at(s).placement, dim);
+        if (s == PlanSide::kRailyard)
+          pc.hosts_per_group = cc::most_hosts_per_group(groups);
+        sim::CollectiveSimOptions o;
+        o.algorithm = pc.algorithm;
+        o.routing = run == 0 ? sim::Routing::kEcmp
+                    : run == 1 ? sim::Routing::kSteered
+                               : sim::Routing::kPlanned;
+        o.qps = run == 0 ? 1 : jr.qps;
+        o.seed = options.seed;
+        o.keep_links = run < 2;
+        o.latency = options.latency;
+        auto rep = sim::simulate_collective(cluster, groups, pc.kind, pc.bytes, o);
+        if (!rep.ok())
+          return make_status(rep.status().code(),
+                              str_cat("job '", jr.job.name, "': ", pc.label(), " (", name,
+                                      "): ", message_of(rep.status())));
+        if (run == 2) {
+          pc.bound = *std::move(rep);
+          continue;
+        }
+        detail::plan_fold_peak(result.peak_utilization[side_index(s)], rep->link_utilization);
+        rep->link_utilization = {};
+        rep->link_bytes = {};
+        pc.report[side_index(s)] = *std::move(rep);
+      }
+      jr.collectives.push_back(std::move(pc));
+    }
+  }
+
+  // Tuner rules for railyard's deployment.
+  for (PlanJobResult& jr : result.jobs) {
+    if (!jr.placed) continue;
+    note(str_cat("deriving tuner rules for ", jr.job.name));
     // Tuner rules: one set per distinct (nodes, ranks) all-reduce communicator.
     std::vector<std::pair<int32_t, int32_t>> done;
     for (const PlanCollective& c : jr.collectives) {

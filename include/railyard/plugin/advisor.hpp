@@ -27,7 +27,8 @@
 // usable source-leaf uplinks m (every uplink with a route to the remote leaf;
 // 1 when both ports hang off one leaf), k = min(B, m, 256) QPs, and
 // routing::plan_connection(desc, fabric, local, remote, k, model) with default
-// SprayOptions (only base_dst_qpn may be set): QP i's source port, flow label
+// SprayOptions (only base_dst_qpn may be set) — routing::advised_plan, which the
+// simulator's steered routing calls too: QP i's source port, flow label
 // and uplink. The plan puts QP i on the (i mod m)-th uplink of the rotation, so
 // the k QPs take k distinct uplinks. Identical requests (same ports, budget and
 // base_dst_qpn) return the first connection's id without planning again.
@@ -548,11 +549,8 @@ class PathAdvisor {
       if (auto it = ids_.find(key); it != ids_.end()) return records_[it->second]->view;
     }
     // Plan outside the lock: plan_connection only reads the cluster and model.
-    const int32_t uplinks = usable_uplinks(local, remote);
-    routing::SprayOptions options;
-    options.base_dst_qpn = base_dst_qpn;
-    StatusOr<routing::SprayPlan> plan = routing::plan_connection(
-        d, cluster_.fabric, local, remote, std::min(budget, uplinks), *model_, nullptr, options);
+    StatusOr<routing::SprayPlan> plan = routing::advised_plan(d, cluster_.fabric, local, remote,
+                                                              budget, *model_, base_dst_qpn);
     if (!plan.ok()) return plan.status();
     auto record = std::make_unique<detail::ConnectionRecord>();
     const auto k = static_cast<size_t>(plan->qps);
@@ -670,18 +668,6 @@ class PathAdvisor {
     RAILYARD_RETURN_IF_ERROR(check("host", p.host.value(), d.hosts()));
     RAILYARD_RETURN_IF_ERROR(check("rail", p.nic.value(), d.rails()));
     return check("plane", p.plane.value(), d.planes());
-  }
-
-  // Source-leaf uplinks with a route from a to b (for_each_route yields routes
-  // grouped by source uplink); 1 when both ports share a leaf.
-  [[nodiscard]] int32_t usable_uplinks(NicPort a, NicPort b) const {
-    int32_t m = 0;
-    int32_t last = -2;
-    descriptor().for_each_route(a, b, [&](const topology::Route& r) {
-      if (r.src_leaf_uplink != last) ++m;
-      last = r.src_leaf_uplink;
-    });
-    return std::max(m, 1);
   }
 
   // A device name or PCI name -> NIC and plane (-1: PCI name, multi-plane).

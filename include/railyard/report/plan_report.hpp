@@ -10,23 +10,28 @@
 // mix jobs A, B, ... in scenario order, '#' busy before the mix, '.' free); per
 // job a line with its plan, the SUs its hosts span both ways and the traffic
 // model's bytes per step above the leaf (placement::traffic: every dimension,
-// PP included), one line per simulated collective — bus bandwidth naive and
-// railyard (Gb/s), the speed-up (naive time / railyard time) and the spine load
+// PP included), one line per simulated collective — bus bandwidth naive,
+// railyard (steered QPs: deployable) and the bound (railyard's placement with
+// planned paths: an oracle, not deployable) in Gb/s, the speed-up (naive time /
+// railyard steered time; the bound never gives a speed-up) and the spine load
 // (bytes the collective put on leaf-spine links, and the peak utilization of one
 // such link) — and one congestion-control line (incast, ECN thresholds, QPs per
 // connection, the tenant's per-QP rate limit); then totals: the sum of the
-// simulated collectives' times, spine bytes and split jobs both ways, and the
+// simulated collectives' times (naive, railyard, bound), spine bytes and split
+// jobs both ways, and the
 // links two tenants share. Unplaced jobs get one line with the reason.
 //
 // JSON keys: cluster, hosts, gpus_per_host, sus, hosts_per_su, background
 // {source, trace_jobs, running_jobs, busy_hosts, finished, queued, rejected,
 // end_s, jobs[] {name, gpus, hosts[]}}, configurations {naive, railyard: {policy,
-// order, routing, qps}}, seed, jobs[] {name, letter, tenant, gpus, plan, placed,
+// order, routing, qps}, bound: {policy, order, routing, upper_bound}}, seed,
+// jobs[] {name, letter, tenant, gpus, plan, placed, qps,
 // unplaced_reason, naive/railyard {hosts[] (launch order), sus[], order,
 // traffic_bytes_per_step {nvlink, leaf, spine, core}}, collectives[] {dim,
-// collective, algorithm, bytes, groups, ranks, hosts_per_group, naive/railyard
-// {time_us, algbw_gbps, busbw_gbps, lower_bound_us, max_link_utilization,
-// leaf_spine_bytes, leaf_spine_max_utilization, spine_core_bytes}, speedup}, cc
+// collective, algorithm, bytes, groups, ranks, hosts_per_group, naive/railyard/
+// bound {time_us, algbw_gbps, busbw_gbps, lower_bound_us, max_link_utilization,
+// leaf_spine_bytes, leaf_spine_max_utilization, spine_core_bytes}, speedup,
+// bound_speedup}, cc
 // {incast, incast_source, ecn[] {tier, kmin_bytes, kmax_bytes, pmax},
 // pfc_headroom_bytes, dcqcn {name: value}, nccl_env[] {name, value, reason},
 // rate_limit {kbps_per_qp, reason} (null: no lane needed), warnings[]}, tuner[]
@@ -35,7 +40,8 @@
 // railyard: {free_hosts, free_hosts_per_su[], largest_unsplit_hosts,
 // jobs_split_across_sus, jobs_split_across_pods}}, isolation {naive, railyard:
 // {shared_leaf_spine, shared_spine_core, tenants, note}}, totals {placed_jobs,
-// unplaced_jobs, time_us {naive, railyard}, speedup, leaf_spine_bytes {naive,
+// unplaced_jobs, time_us {naive, railyard, bound}, speedup, bound_speedup,
+// leaf_spine_bytes {naive,
 // railyard}}. Times and bandwidths are rounded to 3 decimals, utilizations to 6,
 // bytes to whole bytes; the output depends only on the result.
 #pragma once
@@ -201,7 +207,10 @@ RAILYARD_LAZY
   str_append(out,
              "naive     first_fit hosts, ranks in allocation order with the plan's order string, "
              "ECMP, 1 QP\n",
-             "railyard  best_fit hosts, railyard rank order, planned paths\n");
+             "railyard  best_fit hosts, railyard rank order, steered QPs (the path advisor's "
+             "ports, CRC-32 hash)\n",
+             "bound     railyard's hosts and order with planned paths: an upper bound nothing "
+             "deploys\n");
 
   // The SU map, naive and railyard side by side.
   const int32_t per_su = d.hosts_per_su();
@@ -230,11 +239,11 @@ RAILYARD_LAZY
                " SUs without mix jobs not shown)\n");
 
   // Per job.
-  str_append(out, "\n", padded("", 24), padded("busbw Gb/s", 21, Align::kRight), padded("", 13),
-             "leaf-spine GiB, busiest link\n");
+  str_append(out, "\n", padded("", 24), padded("busbw Gb/s", 21, Align::kRight),
+             padded("", 23), "leaf-spine GiB, busiest link\n");
   str_append(out, padded("job  collective", 24), padded("naive", 9, Align::kRight),
-             padded("railyard", 12, Align::kRight), padded("speed-up", 10, Align::kRight), "   ",
-             padded("naive", 16), "railyard\n");
+             padded("railyard", 12, Align::kRight), padded("bound", 10, Align::kRight),
+             padded("speed-up", 10, Align::kRight), "   ", padded("naive", 16), "railyard\n");
   for (size_t j = 0; j < r.jobs.size(); ++j) {
     const pipeline::PlanJobResult& jr = r.jobs[j];
     str_append(out, detail::plan_letter(j), "  ", padded(jr.job.name, 9), " ",
@@ -265,6 +274,7 @@ RAILYARD_LAZY
       str_append(out, "   ", padded(str_cat(c.label(), " ", format_bytes(c.bytes)), 21),
                  padded(fixed(a.busbw_gbps, 1), 9, Align::kRight),
                  padded(fixed(b.busbw_gbps, 1), 12, Align::kRight),
+                 padded(fixed(c.bound.busbw_gbps, 1), 10, Align::kRight),
                  padded(detail::plan_speedup_text(c.speedup()), 10, Align::kRight), "   ",
                  padded(spine(a), 16), spine(b), c.hosts_per_group < 2 ? "  (NVLink)" : "", "\n");
     }
@@ -274,6 +284,7 @@ RAILYARD_LAZY
   // Totals.
   const double tn = r.total_time_us(pipeline::PlanSide::kNaive);
   const double tr = r.total_time_us(pipeline::PlanSide::kRailyard);
+  const double tb = r.total_bound_us();
   double spine_n = 0, spine_r = 0;
   int32_t split_n = 0, split_r = 0;
   for (const pipeline::PlanJobResult& jr : r.jobs) {
@@ -286,7 +297,8 @@ RAILYARD_LAZY
   str_append(out, "\ntotal     ", r.placed_jobs(), " of ", r.jobs.size(),
              " jobs placed; one step of every simulated collective: naive ",
              fixed(tn / 1000, 1), " ms, railyard ", fixed(tr / 1000, 1), " ms (",
-             detail::plan_speedup_text(tr > 0 ? tn / tr : std::nan("")), ")\n",
+             detail::plan_speedup_text(tr > 0 ? tn / tr : std::nan("")), "); bound ",
+             fixed(tb / 1000, 1), " ms\n",
              "          leaf-spine ", detail::plan_gib(spine_n), " -> ", detail::plan_gib(spine_r),
              " GiB; jobs split across SUs ", split_n, " -> ", split_r, "\n");
   const pipeline::PlanIsolation& in = r.isolation[0];
@@ -343,8 +355,14 @@ RAILYARD_LAZY
   w.key("railyard").begin_object();
   w.key("policy").value("best_fit");
   w.key("order").value("railyard");
-  w.key("routing").value("planned");
-  w.key("qps").value(1);
+  w.key("routing").value(sim::routing_name(sim::Routing::kSteered));
+  w.key("qps").value("NCCL_IB_QPS_PER_CONNECTION of the job (jobs[].qps)");
+  w.end_object();
+  w.key("bound").begin_object();
+  w.key("policy").value("best_fit");
+  w.key("order").value("railyard");
+  w.key("routing").value(sim::routing_name(sim::Routing::kPlanned));
+  w.key("upper_bound").value(true);
   w.end_object();
   w.end_object();
   w.key("seed").value(seed);
@@ -375,6 +393,7 @@ RAILYARD_LAZY
     w.key("gpus").value(jr.job.gpus());
     w.key("plan").value(jr.job.plan.to_string());
     w.key("placed").value(jr.placed);
+    if (jr.placed) w.key("qps").value(jr.qps);
     if (!jr.placed) {
       w.key("unplaced_reason").value(jr.unplaced_reason);
       w.end_object();
@@ -410,11 +429,16 @@ RAILYARD_LAZY
         w.key(pipeline::side_name(s));
         report(c.at(s));
       }
-      w.key("speedup");
-      if (std::isfinite(c.speedup()))
-        w.value(rounded(c.speedup(), 3));
-      else
-        w.null();
+      w.key("bound");
+      report(c.bound);
+      for (const auto& [key, x] : {std::pair{"speedup", c.speedup()},
+                                   std::pair{"bound_speedup", c.bound_speedup()}}) {
+        w.key(key);
+        if (std::isfinite(x))
+          w.value(rounded(x, 3));
+        else
+          w.null();
+      }
       w.end_object();
     }
     w.end_array();
@@ -523,18 +547,22 @@ RAILYARD_LAZY
 
   const double tn = r.total_time_us(pipeline::PlanSide::kNaive);
   const double tr = r.total_time_us(pipeline::PlanSide::kRailyard);
+  const double tb = r.total_bound_us();
   w.key("totals").begin_object();
   w.key("placed_jobs").value(r.placed_jobs());
   w.key("unplaced_jobs").value(static_cast<int64_t>(r.jobs.size()) - r.placed_jobs());
   w.key("time_us").begin_object();
   w.key("naive").value(rounded(tn, 3));
   w.key("railyard").value(rounded(tr, 3));
+  w.key("bound").value(rounded(tb, 3));
   w.end_object();
-  w.key("speedup");
-  if (tr > 0)
-    w.value(rounded(tn / tr, 3));
-  else
-    w.null();
+  for (const auto& [key, t] : {std::pair{"speedup", tr}, std::pair{"bound_speedup", tb}}) {
+    w.key(key);
+    if (t > 0)
+      w.value(rounded(tn / t, 3));
+    else
+      w.null();
+  }
   w.key("leaf_spine_bytes").begin_object();
   for (pipeline::PlanSide s : pipeline::kPlanSides) {
     double b = 0;

@@ -7,13 +7,16 @@
 //   std::string title = railyard::report::simulate_title(*r);  // one line, for plots
 //   auto svg = railyard::report::simulate_heatmap_svg(cluster.fabric, *r);  // link utilization
 //
-// Text: what ran (collective, algorithm, routing, QPs, channels, groups x ranks,
+// Text: what ran (collective, algorithm, routing — with the switches' hash, or
+// "(upper bound)" for planned paths — QPs, channels, groups x ranks,
 // bytes), the simulated, analytic and lower-bound times with the bound's reason,
 // algbw/busbw in Gb/s and GB/s, efficiency = lower_bound_us / time_us, the most
 // utilized link by name, then one row per link tier: links used / total, max and
 // mean utilization of the used links (percent).
 //
-// JSON keys: collective, algorithm, routing, qps, channels, groups, ranks, bytes,
+// JSON keys: collective, algorithm, routing, upper_bound (true for planned: not
+// deployable), hash_model (ecmp, steered), steerable (steered), qps, channels,
+// groups, ranks, bytes,
 // steps, segments, flows, time_us, analytic_us, latency_us, algbw_gbps,
 // busbw_gbps, lower_bound_us, lower_bound_reason, efficiency (null when time_us
 // is 0), max_link_utilization, max_link {src, dst, tier} (null when no link
@@ -57,12 +60,26 @@ RAILYARD_LAZY
   return r.time_us > 0 ? r.lower_bound_us / r.time_us : std::nan("");
 }
 
+// The routing as reports name it: "ecmp (hash random)", "steered (hash crc32)",
+// "steered (hash random: not steerable, QPs land where it puts them)",
+// "adaptive (per-packet, split per hop)" or "planned (upper bound)".
+RAILYARD_LAZY
+[[nodiscard]] std::string simulate_routing_text(const sim::CollectiveReport& r) {
+  if (!sim::deployable(r.routing)) return str_cat(sim::routing_name(r.routing), " (upper bound)");
+  if (r.routing == sim::Routing::kAdaptive)
+    return str_cat(sim::routing_name(r.routing), " (per-packet, split per hop)");
+  const bool unsteered = r.routing == sim::Routing::kSteered && !r.steerable;
+  return str_cat(sim::routing_name(r.routing), " (hash ", r.hash_model,
+                 unsteered ? ": not steerable, QPs land where it puts them)" : ")");
+}
+
 // One line naming the run, e.g. "allreduce ring, planned routing, 1 x 128 ranks,
 // 1 GiB: 5999.9 us" (a title for heat maps and plots).
 RAILYARD_LAZY
 [[nodiscard]] std::string simulate_title(const sim::CollectiveReport& r) {
   return str_cat(collective::collective_name(r.kind), " ", collective::algorithm_name(r.algorithm),
-                 ", ", sim::routing_name(r.routing), " routing, ", r.groups, " x ", r.ranks,
+                 ", ", sim::routing_name(r.routing), " routing",
+                 sim::deployable(r.routing) ? "" : " (upper bound)", ", ", r.groups, " x ", r.ranks,
                  r.ranks == 1 ? " rank, " : " ranks, ", format_bytes(r.bytes), ": ",
                  fixed(r.time_us, 1), " us");
 }
@@ -86,6 +103,9 @@ RAILYARD_LAZY
   w.key("collective").value(collective::collective_name(r.kind));
   w.key("algorithm").value(collective::algorithm_name(r.algorithm));
   w.key("routing").value(sim::routing_name(r.routing));
+  w.key("upper_bound").value(!sim::deployable(r.routing));
+  if (!r.hash_model.empty()) w.key("hash_model").value(r.hash_model);
+  if (r.routing == sim::Routing::kSteered) w.key("steerable").value(r.steerable);
   w.key("qps").value(r.qps);
   w.key("channels").value(r.channels);
   w.key("groups").value(r.groups);
@@ -135,9 +155,14 @@ RAILYARD_LAZY
   auto gbytes = [](double gbps) { return fixed(gbps_to_gBps(gbps), 1); };
   std::string out;
   str_append(out, "collective  ", collective::collective_name(r.kind), ", ",
-             collective::algorithm_name(r.algorithm), ", routing ", sim::routing_name(r.routing),
-             ", ", r.qps, r.qps == 1 ? " QP" : " QPs", " per connection, ", r.channels,
-             r.channels == 1 ? " channel" : " channels", "\n");
+             collective::algorithm_name(r.algorithm), ", routing ", simulate_routing_text(r), ", ");
+  if (r.routing == sim::Routing::kAdaptive)
+    out += "one flow per transfer, ";
+  else
+    str_append(out, r.qps, r.qps == 1 ? " QP" : " QPs",
+               r.routing == sim::Routing::kSteered ? " per connection at most, "
+                                                   : " per connection, ");
+  str_append(out, r.channels, r.channels == 1 ? " channel" : " channels", "\n");
   str_append(out, "groups      ", r.groups, " x ", r.ranks, r.ranks == 1 ? " rank" : " ranks", ", ",
              format_bytes(r.bytes), " per group (", r.bytes, " bytes), ", r.steps,
              r.steps == 1 ? " step" : " steps", "\n");

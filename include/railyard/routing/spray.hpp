@@ -778,6 +778,40 @@ RAILYARD_LAZY
   return plan;
 }
 
+// The source-leaf uplinks with a route from a to b on the healthy fabric (1
+// when both hang off one leaf): m of the path advisor (plugin/advisor.hpp).
+RAILYARD_LAZY
+[[nodiscard]] int32_t advised_uplinks(const topology::ClusterDescriptor<>& d, NicPort a,
+                                      NicPort b) {
+  int32_t m = 0;
+  int32_t last = -2;
+  d.for_each_route(a, b, [&](const topology::Route& r) {
+    if (r.src_leaf_uplink != last) ++m;
+    last = r.src_leaf_uplink;
+  });
+  return std::max(m, 1);
+}
+
+// The plan the path advisor hands a net plugin for local -> remote with
+// `qp_budget` QPs: k = min(budget, advised_uplinks, kMaxQpsPerConnection) QPs,
+// planned on the healthy fabric (the advisor knows no failures) with default
+// SprayOptions but base_dst_qpn. One function for the advisor and for the
+// simulator's steered routing (sim/collective_sim.hpp), so that what is
+// simulated is what a plugin deploys. Errors: those of plan_connection, and
+// qp_budget < 1 (InvalidArgument naming it).
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SprayPlan> advised_plan(const topology::ClusterDescriptor<>& d,
+                                               const topology::Fabric& f, NicPort local,
+                                               NicPort remote, int32_t qp_budget,
+                                               const HashModel& model,
+                                               uint32_t base_dst_qpn = SprayOptions{}.base_dst_qpn) {
+  if (qp_budget < 1) return invalid_field("qp_budget", str_cat(qp_budget), "must be >= 1");
+  const int32_t k = std::min({qp_budget, kMaxQpsPerConnection, advised_uplinks(d, local, remote)});
+  SprayOptions options;
+  options.base_dst_qpn = base_dst_qpn;
+  return plan_connection(d, f, local, remote, k, model, nullptr, options);
+}
+
 // A new plan for old's connection after links went down or degraded (or came
 // back): keeps every QP whose path is still up and whose uplink is within its
 // new share, and moves only the rest — first off broken paths, then off

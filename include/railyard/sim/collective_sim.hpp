@@ -1,6 +1,7 @@
 // railyard/sim/collective_sim.hpp — a collective on placed ranks: its transfers
-// mapped to GPUs and routed through the fabric (ECMP, planned paths or sprayed
-// QPs), then timed by the analytic model and by the max-min fair flow simulator.
+// mapped to GPUs and routed through the fabric (ECMP, the path advisor's steered
+// QPs, or planned paths as an upper bound), then timed by the analytic model and
+// by the max-min fair flow simulator.
 //
 //   auto cluster = railyard::topology::make_cluster("h100-1024");
 //   using railyard::routing::GpuEndpoint;
@@ -8,7 +9,8 @@
 //   for (int32_t h = 0; h < 128; ++h)
 //     for (int32_t g = 0; g < 8; ++g)
 //       groups[0].push_back({railyard::HostId{h}, railyard::GpuIndex{g}});
-//   railyard::sim::CollectiveSimOptions o;                     // ring, planned paths
+//   railyard::sim::CollectiveSimOptions o;                     // ring, ECMP
+//   o.routing = railyard::sim::Routing::kPlanned;              // the bound
 //   auto r = railyard::sim::simulate_collective(*cluster, groups,
 //       railyard::collective::Collective::kAllReduce, int64_t{64} << 30, o);
 //   // r->busbw_gbps ≈ 3,200 Gb/s (8 × 400 Gb/s; nccl-tests shows ≈ 400 GB/s). At
@@ -27,18 +29,36 @@
 //
 // Connections and QPs. The network part of a transfer belongs to a connection
 // (source GPU, destination GPU, channel, plane) that keeps its identity for the
-// whole collective; its bytes are split evenly over `qps` queue pairs, each one
-// flow of the simulator:
-//   kEcmp     every QP is hashed independently at each switch (UniformRandomHash
-//             seeded by `seed`: unknown vendor hashes as independent uniform draws,
-//             docs/models.md#routing); QP j of connection c uses source port 0xC000 +
-//             (c·qps + j) mod 2^14 and destination QP 0x100 + c·qps + j.
-//   kPlanned  railyard chooses: every QP of every step goes through
-//             routing::assign_paths, which minimizes the most loaded link.
-//   kSpray    each connection gets a spraying plan (routing::plan_connection with
-//             a CRC-32 5-tuple hash seeded by `seed`): QP i on the path its source
-//             port steers it to; successive connections from one NIC port start
-//             on successive uplinks.
+// whole collective; its bytes are split evenly over its queue pairs, each one
+// flow of the simulator. Routing (docs/models.md#routing):
+//   kEcmp     (default; deployable) every QP is hashed at each switch by
+//             `switch_hash`, by default UniformRandomHash seeded by `seed`
+//             (unknown vendor hashes as independent uniform draws); QP j of
+//             connection c uses source port 0xC000 + (c·qps + j) mod 2^14 and
+//             destination QP 0x100 + c·qps + j.
+//   kSteered  (deployable) what railyard's path advisor (plugin/advisor.hpp)
+//             hands a net plugin: routing::advised_plan for the connection with
+//             budget `qps` (k = min(qps, usable uplinks) QPs, planned on the
+//             healthy fabric, destination QPs from 0x100 + c·qps), under
+//             `switch_hash` (default Crc5TupleHash(seed), the advisor's crc32).
+//             Each QP's 5-tuple with the advertised source port then goes
+//             through the same hash hop by hop (routing::ecmp_paths, with the
+//             failures): the path is where the hash sends the port, nothing is
+//             assigned. Under a non-steerable model the ports are consecutive
+//             and the QPs land where the hash puts them (report: steerable).
+//   kAdaptive (deployable on switches that spray per packet or route
+//             adaptively: Spectrum-X, UEC) each transfer's network part is one
+//             flow split at every hop evenly over the working equal-cost next
+//             hops (in proportion to their capacity when degraded): a multipath
+//             flow of the simulator (FlowStep::add_multipath) whose link weights
+//             are the products of the per-hop fractions, summed over the routes
+//             through the link (adaptive_link_weights). QPs play no part (qps is
+//             checked, not used); queueing and reordering are not modelled. Its
+//             latency is the first route's.
+//   kPlanned  (an upper bound, not deployable) an oracle: every QP of every
+//             step goes through routing::assign_paths, a centralized
+//             assignment minimizing the most loaded link. Nothing railyard
+//             ships realizes it; quote it only as a bound.
 //
 // Time. A step takes alpha + transfer time. alpha = the slowest flow's latency
 // under collective::LatencyModel (cable, switches, NVSwitches, each NIC once) +
@@ -85,26 +105,40 @@
 
 namespace railyard::sim {
 
-enum class Routing : uint8_t { kEcmp, kPlanned, kSpray };
-inline constexpr std::string_view kRoutingNames[3] = {"ecmp", "planned", "spray"};
+// kEcmp and kSteered are what a cluster runs; kPlanned is an oracle, an upper
+// bound on what any deployable routing reaches (see the overview).
+enum class Routing : uint8_t { kEcmp, kSteered, kAdaptive, kPlanned };
+inline constexpr size_t kRoutingCount = 4;
+inline constexpr std::string_view kRoutingNames[kRoutingCount] = {"ecmp", "steered", "adaptive",
+                                                                  "planned"};
 
 [[nodiscard]] constexpr std::string_view routing_name(Routing r) {
   return kRoutingNames[static_cast<size_t>(r)];
 }
+// True for the modes a cluster can run; false for the planned bound.
+[[nodiscard]] constexpr bool deployable(Routing r) { return r != Routing::kPlanned; }
+// "ecmp", "steered", "adaptive" or "planned"; "spray" is accepted as the old
+// name of steered.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<Routing> parse_routing(std::string_view text) {
-  for (size_t i = 0; i < 3; ++i)
+  for (size_t i = 0; i < kRoutingCount; ++i)
     if (text == kRoutingNames[i]) return static_cast<Routing>(i);
-  return invalid_field("routing", text, "use ecmp, planned or spray");
+  if (text == "spray") return Routing::kSteered;
+  return invalid_field("routing", text, "use ecmp, steered, adaptive or planned (an upper bound)");
 }
 
 using collective::LatencyModel;  // the one latency model (collective/cost.hpp)
 
 struct CollectiveSimOptions {
   collective::Algorithm algorithm = collective::Algorithm::kRing;
-  Routing routing = Routing::kPlanned;
-  int32_t qps = 1;          // queue pairs per connection, 1..256
-  uint64_t seed = 1;        // hash seed (ECMP, spray)
+  Routing routing = Routing::kEcmp;
+  int32_t qps = 1;          // queue pairs per connection (steered: the advisor's budget), 1..256
+  uint64_t seed = 1;        // hash seed (ecmp, steered)
+  // The switches' hash. nullptr: UniformRandomHash(seed) under kEcmp (an
+  // unknown vendor hash), Crc5TupleHash(seed) under kSteered (the advisor's
+  // default crc32 model). A non-steerable model under kSteered leaves the
+  // advisor's consecutive ports, and the QPs land where the hash puts them.
+  const routing::HashModel* switch_hash = nullptr;
   int32_t channels = 0;     // rings; 0 = one per NIC the group can use (traffic.hpp)
   int32_t tree_pieces = 0;  // pieces per tree; 0 = automatic (traffic.hpp)
   bool pxn = true;          // forward over NVLink to the destination's rail
@@ -126,8 +160,11 @@ struct TierUtilization {
 struct CollectiveReport {
   collective::Collective kind = collective::Collective::kAllReduce;
   collective::Algorithm algorithm = collective::Algorithm::kRing;
-  Routing routing = Routing::kPlanned;
-  int32_t qps = 1;
+  Routing routing = Routing::kEcmp;
+  int32_t qps = 1;           // the option (steered: budget; a connection uses min(qps, uplinks))
+  std::string hash_model;    // the switches' hash (ecmp, steered); empty for planned
+  bool steerable = false;    // steered: the hash let the advisor choose ports
+  int64_t qp_flows = 0;      // network QP-flows routed over the distinct steps
   int32_t channels = 1;
   int32_t groups = 0;
   int32_t ranks = 0;       // per group
@@ -195,6 +232,106 @@ struct PendingQp {
   int64_t connection = 0;
   int32_t qp = 0;
 };
+
+// Per-packet adaptive routing from NIC port a to b: every link of every usable
+// route with the fraction of the flow it carries. At each hop the flow splits
+// over the distinct next hops of the usable routes (those over working links),
+// in proportion to the capacity of the link to each; a route's fraction is the
+// product of its hops' fractions. Appends (link, weight) pairs to `out`, one per
+// link (ascending id); the host links carry 1. Returns the first usable route
+// (for_each_route order), or nullopt, appending nothing, when none works.
+RAILYARD_LAZY
+std::optional<topology::Route> adaptive_link_weights(
+    const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
+    const topology::FailureOverlay* failures, NicPort a, NicPort b,
+    std::vector<std::pair<int32_t, double>>& out) {
+  auto capacity = [&](LinkId l) {
+    return failures != nullptr ? failures->capacity_gbps(l) : f.capacity_gbps(l);
+  };
+  std::vector<topology::Route> alive;
+  d.for_each_route(a, b, [&](const topology::Route& r) {
+    const topology::Path p = f.route_links(a, b, r);
+    for (LinkId l : p.view())
+      if (!(capacity(l) > 0)) return;
+    alive.push_back(r);
+  });
+  if (alive.empty()) return std::nullopt;
+  const topology::Route first_route = alive.front();
+  const SwitchIndex la = d.leaf_of(a);
+  const SwitchIndex lb = d.leaf_of(b);
+  // The link each decision of route r chooses, by level (1: leaf up, spine down;
+  // 3: leaf up, spine up, core down, spine down).
+  auto decision_link = [&](const topology::Route& r, int level) -> LinkId {
+    const bool three = r.top == 3;
+    if (level == 0) return f.leaf_uplink(la, r.src_leaf_uplink);
+    if (three && level == 1)
+      return f.spine_uplink(d.spine_above(la, r.src_leaf_uplink), r.src_spine_uplink);
+    if (three && level == 2) {
+      const SwitchIndex sb = d.spine_index(d.plane_of_leaf(lb), d.partition_of_leaf(lb),
+                                           d.pod_of_leaf(lb), d.spine_of_uplink(la, r.src_leaf_uplink));
+      return topology::Fabric::reverse(f.spine_uplink(sb, r.dst_spine_uplink));
+    }
+    return topology::Fabric::reverse(f.leaf_uplink(lb, r.dst_leaf_uplink));
+  };
+  auto field = [](const topology::Route& r, int level) {
+    const int32_t v[4] = {r.src_leaf_uplink, r.src_spine_uplink, r.dst_spine_uplink,
+                          r.dst_leaf_uplink};
+    return r.top == 3 ? v[level] : (level == 0 ? v[0] : v[3]);
+  };
+  const int levels = alive.front().top == 3 ? 4 : alive.front().top == 2 ? 2 : 0;
+  std::vector<double> share(alive.size(), 1.0);
+  // Runs of routes sharing their earlier decisions; each level sorts a run by
+  // its field (stable), splits the run's share over the field's values in
+  // proportion to the capacity of the link each value chooses, and splits the
+  // run into sub-runs of one value.
+  std::vector<std::pair<size_t, size_t>> runs = {{0, alive.size()}}, next;
+  std::vector<size_t> order;
+  for (int level = 0; level < levels; ++level) {
+    next.clear();
+    for (auto [begin, end] : runs) {
+      order.resize(end - begin);
+      for (size_t i = 0; i < order.size(); ++i) order[i] = begin + i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        return field(alive[x], level) < field(alive[y], level);
+      });
+      std::vector<topology::Route> routes(order.size());
+      std::vector<double> shares(order.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        routes[i] = alive[order[i]];
+        shares[i] = share[order[i]];
+      }
+      std::copy(routes.begin(), routes.end(), alive.begin() + static_cast<std::ptrdiff_t>(begin));
+      std::copy(shares.begin(), shares.end(), share.begin() + static_cast<std::ptrdiff_t>(begin));
+      const size_t first_sub = next.size();
+      double total = 0;
+      for (size_t i = begin; i < end;) {
+        size_t j = i;
+        while (j < end && field(alive[j], level) == field(alive[i], level)) ++j;
+        total += capacity(decision_link(alive[i], level));
+        next.push_back({i, j});
+        i = j;
+      }
+      for (size_t k = first_sub; k < next.size(); ++k) {
+        const double fraction = capacity(decision_link(alive[next[k].first], level)) / total;
+        for (size_t i = next[k].first; i < next[k].second; ++i) share[i] *= fraction;
+      }
+    }
+    runs.swap(next);
+  }
+  const size_t first = out.size();
+  for (size_t i = 0; i < alive.size(); ++i)
+    for (LinkId l : f.route_links(a, b, alive[i]).view()) out.push_back({l.value(), share[i]});
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  size_t w = first;
+  for (size_t i = first; i < out.size(); ++i) {
+    if (w > first && out[w - 1].first == out[i].first)
+      out[w - 1].second += out[i].second;
+    else
+      out[w++] = out[i];
+  }
+  out.resize(w);
+  return first_route;
+}
 
 }  // namespace detail
 
@@ -272,14 +409,33 @@ RAILYARD_LAZY
   std::vector<double> link_bytes(caps.size(), 0.0);
   std::vector<double> scratch;
 
-  const routing::UniformRandomHash ecmp_hash(options.seed);
-  const routing::Crc5TupleHash spray_hash(static_cast<uint32_t>(options.seed));
+  const routing::UniformRandomHash random_hash(options.seed);
+  const routing::Crc5TupleHash crc_hash(static_cast<uint32_t>(options.seed));
+  const routing::HashModel& switch_hash =
+      options.switch_hash != nullptr ? *options.switch_hash
+      : options.routing == Routing::kSteered
+          ? static_cast<const routing::HashModel&>(crc_hash)
+          : static_cast<const routing::HashModel&>(random_hash);
+  if (options.routing == Routing::kEcmp || options.routing == Routing::kSteered)
+    rep.hash_model = std::string(switch_hash.name());
+  rep.steerable = options.routing == Routing::kSteered && switch_hash.steerable();
   const int32_t planes = d.planes();
   const int32_t qps = options.qps;
-  // Connection ids (stable for the whole collective) and spraying plans.
+  // Connection ids (stable for the whole collective) and, under kSteered, the
+  // advisor's ports: connection c's QPs are steer_sport/steer_dst_qp
+  // [steer_first[c], steer_first[c + 1]).
   std::unordered_map<uint64_t, int64_t> connection_of;
-  std::vector<std::vector<topology::Route>> spray_routes;     // by connection id
-  std::unordered_map<int32_t, int32_t> spray_next_rotation;  // by source port node
+  std::vector<size_t> steer_first = {0};
+  std::vector<uint16_t> steer_sport;
+  std::vector<uint32_t> steer_dst_qp;
+  // Under kAdaptive, connection c's (link, weight) pairs are adaptive_links
+  // [adaptive_first[c], adaptive_first[c + 1]) and its first route adaptive_route[c].
+  std::vector<size_t> adaptive_first = {0};
+  std::vector<std::pair<int32_t, double>> adaptive_links;
+  std::vector<topology::Route> adaptive_route;
+  std::vector<std::pair<size_t, int64_t>> adaptive_pending;  // (crossing, connection)
+  std::vector<double> weights;
+  std::vector<double> adaptive_bytes;  // per adaptive_pending entry
   auto connection_id = [&](NodeId a, NodeId b, int32_t channel, int32_t plane) {
     const uint64_t key =
         ((static_cast<uint64_t>(a.value()) << 21 ^ static_cast<uint64_t>(b.value())) << 12) ^
@@ -289,7 +445,6 @@ RAILYARD_LAZY
   };
 
   std::vector<routing::NetworkCrossing> crossings;
-  std::vector<double> crossing_bytes;  // per QP-flow of the crossing
   std::vector<detail::PendingQp> pending;
   std::vector<routing::Flow> qp_flows;
   std::vector<uint16_t> sports;
@@ -300,8 +455,9 @@ RAILYARD_LAZY
   for (const detail::Segment& seg : detail::merge_groups(traffic)) {
     FlowStep step;
     crossings.clear();
-    crossing_bytes.clear();
     pending.clear();
+    adaptive_pending.clear();
+    adaptive_bytes.clear();
     // 1. Map transfers to GPUs; NVLink-only ones become flows at once.
     for (const auto& [g, ph] : seg.parts) {
       const std::vector<routing::GpuEndpoint>& group = groups[static_cast<size_t>(g)];
@@ -319,41 +475,54 @@ RAILYARD_LAZY
             step.add(std::span<const LinkId>(x.prefix), t.bytes);
             break;  // NVLink carries it once, whatever the planes
           }
-          const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(qps);
           const auto [cid, fresh] =
               connection_id(f.gpu(a.host, a.gpu), f.gpu(b.host, b.gpu), t.channel, p);
-          const size_t xi = crossings.size();
-          for (int32_t j = 0; j < qps; ++j) {
-            const int64_t q = cid * qps + j;
-            pending.push_back(
-                {xi, routing::Flow{x.src, x.dst, per_qp},
-                 static_cast<uint16_t>(routing::kSportBase + q % routing::kSportCount),
-                 static_cast<uint32_t>((0x100 + q) & 0xFFFFFF), cid, j});
-          }
-          if (options.routing == Routing::kSpray && fresh) {
-            routing::SprayOptions so;
-            so.base_dst_qpn = static_cast<uint32_t>((0x100 + cid * qps) & 0xFFFFFF);
-            const int32_t port = f.nic_port(x.src).value();
-            auto [it, first] = spray_next_rotation.try_emplace(port, 0);
-            const int32_t uplinks = d.shape().leaf_up_ports;
-            so.rotation = uplinks > 0
-                              ? (routing::default_rotation(d, x.src) + it->second) % uplinks
-                              : -1;
-            ++it->second;
-            RAILYARD_ASSIGN_OR_RETURN(routing::SprayPlan plan,
-                                      routing::plan_connection(d, f, x.src, x.dst, qps, spray_hash,
-                                                               options.failures, so));
-            std::vector<topology::Route> r(static_cast<size_t>(qps));
-            for (int32_t j = 0; j < qps; ++j) {
-              const int32_t path = plan.qp[static_cast<size_t>(j)].path;
-              r[static_cast<size_t>(j)] =
-                  path >= 0 ? plan.paths[static_cast<size_t>(path)].route
-                            : plan.paths[static_cast<size_t>(j) % plan.paths.size()].route;
+          const auto base_dst_qp = static_cast<uint32_t>((0x100 + cid * qps) & 0xFFFFFF);
+          if (options.routing == Routing::kSteered && fresh) {
+            // What the advisor hands the net plugin for this connection.
+            RAILYARD_ASSIGN_OR_RETURN(
+                routing::SprayPlan plan,
+                routing::advised_plan(d, f, x.src, x.dst, qps, switch_hash, base_dst_qp));
+            for (const routing::QpRoute& q : plan.qp) {
+              steer_sport.push_back(q.sport);
+              steer_dst_qp.push_back(q.dst_qpn);
             }
-            spray_routes.push_back(std::move(r));
+            steer_first.push_back(steer_sport.size());
+          }
+          const size_t xi = crossings.size();
+          if (options.routing == Routing::kAdaptive) {
+            if (fresh) {
+              const std::optional<topology::Route> r = detail::adaptive_link_weights(
+                  d, f, options.failures, x.src, x.dst, adaptive_links);
+              if (!r)
+                return failed_precondition_error(
+                    str_cat("every path from ", routing::port_name(x.src), " to ",
+                            routing::port_name(x.dst), " is down"));
+              adaptive_route.push_back(*r);
+              adaptive_first.push_back(adaptive_links.size());
+            }
+            adaptive_pending.push_back({xi, cid});
+            adaptive_bytes.push_back(t.bytes / static_cast<double>(planes));
+          } else if (options.routing == Routing::kSteered) {
+            const auto c = static_cast<size_t>(cid);
+            const size_t k = steer_first[c + 1] - steer_first[c];
+            const double per_qp = t.bytes / static_cast<double>(planes) / static_cast<double>(k);
+            for (size_t j = 0; j < k; ++j)
+              pending.push_back({xi, routing::Flow{x.src, x.dst, per_qp},
+                                 steer_sport[steer_first[c] + j], steer_dst_qp[steer_first[c] + j],
+                                 cid, static_cast<int32_t>(j)});
+          } else {
+            const double per_qp =
+                t.bytes / static_cast<double>(planes) / static_cast<double>(qps);
+            for (int32_t j = 0; j < qps; ++j) {
+              const int64_t q = cid * qps + j;
+              pending.push_back(
+                  {xi, routing::Flow{x.src, x.dst, per_qp},
+                   static_cast<uint16_t>(routing::kSportBase + q % routing::kSportCount),
+                   (base_dst_qp + static_cast<uint32_t>(j)) & 0xFFFFFF, cid, j});
+            }
           }
           crossings.push_back(std::move(x));
-          crossing_bytes.push_back(per_qp);
         }
       }
     }
@@ -370,7 +539,11 @@ RAILYARD_LAZY
         routes = std::move(plan.routes);
         break;
       }
-      case Routing::kEcmp: {
+      case Routing::kAdaptive:
+        break;  // no QP-flows: one multipath flow per transfer (step 3)
+      case Routing::kEcmp:
+      case Routing::kSteered: {
+        // Every QP's 5-tuple through the switches' hash, hop by hop.
         sports.clear();
         dst_qps.clear();
         for (const detail::PendingQp& q : pending) {
@@ -378,16 +551,12 @@ RAILYARD_LAZY
           dst_qps.push_back(q.dst_qp);
         }
         RAILYARD_ASSIGN_OR_RETURN(
-            routes, routing::ecmp_paths(d, f, qp_flows, ecmp_hash,
+            routes, routing::ecmp_paths(d, f, qp_flows, switch_hash,
                                         routing::EcmpOptions{sports, dst_qps}, options.failures));
         break;
       }
-      case Routing::kSpray:
-        for (const detail::PendingQp& q : pending)
-          routes.push_back(
-              spray_routes[static_cast<size_t>(q.connection)][static_cast<size_t>(q.qp)]);
-        break;
     }
+    rep.qp_flows += static_cast<int64_t>(pending.size());
     // 3. Whole flows: GPU end, network route, GPU end.
     for (size_t i = 0; i < pending.size(); ++i) {
       const routing::NetworkCrossing& x = crossings[pending[i].crossing];
@@ -398,9 +567,34 @@ RAILYARD_LAZY
       links.push_back(x.last.value());
       step.add(std::span<const int32_t>(links), pending[i].flow.bytes);
     }
-    // 4. Time it.
+    // Adaptive: each transfer one flow over every usable route, by weight; its
+    // latency is its first route's.
+    const size_t single_path_flows = step.size();
     double alpha = 0;
-    for (size_t i = 0; i < step.size(); ++i)
+    for (size_t i = 0; i < adaptive_pending.size(); ++i) {
+      const auto [xi, cid] = adaptive_pending[i];
+      const routing::NetworkCrossing& x = crossings[xi];
+      const auto c = static_cast<size_t>(cid);
+      links.clear();
+      weights.clear();
+      for (LinkId l : x.prefix) links.push_back(l.value());
+      for (size_t k = adaptive_first[c]; k < adaptive_first[c + 1]; ++k) {
+        links.push_back(adaptive_links[k].first);
+        weights.push_back(adaptive_links[k].second);
+      }
+      links.push_back(x.last.value());
+      weights.insert(weights.begin(), x.prefix.size(), 1.0);
+      weights.push_back(1.0);
+      step.add_multipath(links, weights, adaptive_bytes[i]);
+      links.clear();
+      for (LinkId l : x.prefix) links.push_back(l.value());
+      for (LinkId l : f.route_links(x.src, x.dst, adaptive_route[c]).view())
+        links.push_back(l.value());
+      links.push_back(x.last.value());
+      alpha = std::max(alpha, collective::flow_latency_us(f, links, options.latency));
+    }
+    // 4. Time it.
+    for (size_t i = 0; i < single_path_flows; ++i)
       alpha = std::max(alpha, collective::flow_latency_us(f, step.links(i), options.latency));
     alpha += options.latency.step_overhead_us;
     RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
@@ -412,8 +606,11 @@ RAILYARD_LAZY
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
-    for (size_t i = 0; i < step.size(); ++i)
-      for (int32_t l : step.links(i)) link_bytes[static_cast<size_t>(l)] += rpt * step.bytes(i);
+    for (size_t i = 0; i < step.size(); ++i) {
+      const std::span<const int32_t> ls = step.links(i);
+      for (size_t k = 0; k < ls.size(); ++k)
+        link_bytes[static_cast<size_t>(ls[k])] += rpt * step.bytes(i) * step.weight(i, k);
+    }
   }
 
   // Bandwidths and the bound.
