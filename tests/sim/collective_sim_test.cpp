@@ -130,12 +130,14 @@ TEST_CASE("collective_sim: hierarchical all-reduce matches its closed form") {
     const double overlapped = std::min(sum, std::max(top + (sum - top) / q, 2 * nvlink));
     CHECK(p->time_us == doctest::Approx(overlapped).epsilon(2e-3));
     CHECK(p->time_us >= p->lower_bound_us);
-    CHECK(p->time_us <= r->time_us * (1 + 1e-12));
+    // One host: both phases are NVLink-bound on the same links, nothing overlaps,
+    // and the 512 loops of 2 MiB pay a hop of fill each.
     if (hosts > 1) CHECK(p->time_us < r->time_us);
     REQUIRE(p->phases.size() == (hosts == 1 ? 2u : 3u));
     double phases = 0;
     for (const auto& ph : p->phases) phases += ph.time_us;
     CHECK(p->overlap_us == doctest::Approx(phases - p->time_us).epsilon(1e-12));
+    CHECK(p->time_us <= phases * (1 + 1e-12));
   }
 }
 
