@@ -137,10 +137,11 @@ RAILYARD_LAZY
 
 // Stages that process the same data chunk by chunk (`chunks` = Q pieces: stage
 // i+1 starts on chunk q once stage i has finished it). As a pipeline of stages
-// the total is the slowest stage plus the others' time for one chunk:
-//     max(max_i T_i, shared_us) + (sum_i T_i - max_i T_i) / Q
+// the total is the slowest stage plus the others' time for one chunk,
+//     min(sum_i T_i, max(max_i T_i + (sum_i T_i - max_i T_i) / Q, shared_us))
 // shared_us bounds stages that share links (the busiest link's bytes over all
-// stages / its capacity): overlapping them cannot beat that link.
+// stages / its capacity): overlapping them cannot beat that link; and
+// overlapping never costs more than running the stages in series.
 [[nodiscard]] inline double overlapped_us(std::span<const double> stage_us, double shared_us,
                                           int64_t chunks) {
   double sum = 0, top = 0;
@@ -149,7 +150,7 @@ RAILYARD_LAZY
     top = std::max(top, t);
   }
   const auto q = static_cast<double>(std::max<int64_t>(1, chunks));
-  return std::max(top, shared_us) + (sum - top) / q;
+  return std::min(sum, std::max(top + (sum - top) / q, shared_us));
 }
 
 }  // namespace railyard::collective
