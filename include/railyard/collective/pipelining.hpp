@@ -6,8 +6,11 @@
 //
 //   railyard::collective::PipelineModel pm;          // NCCL 2.30 Simple defaults
 //   // a ring all-reduce stage: 2(n-1) steps of 128 KiB blocks, 5,360 us of
-//   // transfer in total, 1.9 us per hop:
-//   double t = railyard::collective::ring_stage_us(2046, 131072.0, 5360.0, 1.9, pm);
+//   // transfer in total on its slowest hop, 1.9 us on its slowest hop's latency:
+//   railyard::collective::RingStage ring{.steps = 2046, .block_bytes = 131072.0,
+//       .transfer_us = 5360.0, .alpha_us = 1.9, .mean_transfer_us = 5360.0,
+//       .mean_alpha_us = 1.9};   // every hop alike
+//   double t = railyard::collective::ring_stage_us(ring, pm);
 //   // tree: 2H hops on the critical chain
 //   double u = railyard::collective::tree_stage_us(147, 20, 900.0, 1.9, pm);
 //   // stages pipelined by chunk, sharing links: max(stage, shared) + rest / Q
@@ -96,30 +99,49 @@ RAILYARD_LAZY
   return static_cast<int32_t>(std::clamp<int64_t>(need, 1, m.slices_per_chunk()));
 }
 
-// A ring stage of `steps` dependent steps (step k of a rank forwards what it
-// received at step k-1), each moving `block_bytes` per rank, whose steps'
-// transfer times add up to `transfer_us` (under contention), with `alpha_us` from
-// the end of a slice's send to its availability downstream. Pipelined, each of
-// the L loops costs
-//     (K - 1) · max(alpha + t, m · t) + m · t + alpha,
-// t = transfer / (K · L · m) the time of one slice, m slices per step: slice j
-// of step k leaves once slice j-1 has left and slice j of step k-1 has arrived
-// from upstream (every rank runs the same program, so that upstream slice left
-// at the time this rank's own slice j of step k-1 did). When m · t ≥ alpha + t
-// the latency hides behind the other slices and the loop costs K · m · t +
-// alpha: transfer plus one hop of fill. Loops run one after another (one thread
-// block per channel runs them in program order).
-[[nodiscard]] inline double ring_stage_us(int64_t steps, double block_bytes, double transfer_us,
-                                          double alpha_us, const PipelineModel& m) {
-  const auto k = static_cast<double>(steps);
-  if (steps <= 0) return 0;
-  if (!m.enabled) return k * alpha_us + transfer_us;
-  const int64_t loops = ring_loops(block_bytes, m);
+// A ring stage: K = `steps` dependent steps (step k of a rank forwards what it
+// received at step k-1), each moving `block_bytes` per rank. Per hop (a
+// rank's transfer to the next rank) the simulator gives its transfer time and
+// its latency (from the end of a slice's send to its availability downstream);
+// the stage needs the slowest hop's (summed over the steps, and its alpha) and
+// the mean over hops (summed over the steps, and the mean alpha).
+struct RingStage {
+  int64_t steps = 0;
+  double block_bytes = 0;
+  double transfer_us = 0;       // slowest hop, summed over the steps
+  double alpha_us = 0;          // slowest hop
+  double mean_transfer_us = 0;  // mean over hops, summed over the steps
+  double mean_alpha_us = 0;     // mean over hops
+};
+
+// Pipelined, each of the L loops of a ring stage costs
+//     max((K - 1) · m · t_max, (K - 1) · (mean alpha + t_mean)) + m · t_max + alpha_max
+// with m slices per step and t = transfer / (K · L · m) a slice's time. Slice j
+// of step k leaves a rank once its slice j-1 has left (the rank's link sends in
+// order) and slice j of step k-1 has arrived from upstream. The longest chain
+// through that dependency graph either stays on the slowest hop's sender
+// (bandwidth: m · t_max a step) or follows one slice from hop to hop across the
+// ring (latency: alpha + t per hop, averaged over the ring's hops because a
+// chain of K - 1 ≥ n - 1 hops passes them all); mixing the two is linear in the
+// split, so one of the ends is the maximum. The last slice then needs one more
+// hop to arrive. On a ring of identical hops this is
+//     (K - 1) · max(alpha + t, m · t) + m · t + alpha:
+// when m · t ≥ alpha + t the latency hides behind the other slices and a loop
+// costs K · m · t + alpha, transfer plus one hop of fill. Loops run one after
+// another (one thread block per channel runs them in program order:
+// runRing's loop over elemOffset, src/device/all_reduce.h).
+[[nodiscard]] inline double ring_stage_us(const RingStage& r, const PipelineModel& m) {
+  const auto k = static_cast<double>(r.steps);
+  if (r.steps <= 0) return 0;
+  if (!m.enabled) return k * r.alpha_us + r.transfer_us;
+  const int64_t loops = ring_loops(r.block_bytes, m);
   const auto l = static_cast<double>(loops);
-  const int32_t slices = ring_slices(block_bytes / l, m);
+  const int32_t slices = ring_slices(r.block_bytes / l, m);
   const auto s = static_cast<double>(slices);
-  const double t = transfer_us / (k * l * s);
-  return l * ((k - 1) * std::max(alpha_us + t, s * t) + s * t + alpha_us);
+  const double t_max = r.transfer_us / (k * l * s);
+  const double t_mean = r.mean_transfer_us / (k * l * s);
+  return l * (std::max((k - 1) * s * t_max, (k - 1) * (r.mean_alpha_us + t_mean)) + s * t_max +
+              r.alpha_us);
 }
 
 // A tree stage: its schedule's steps already pipeline the pieces (a node sends

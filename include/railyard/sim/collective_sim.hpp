@@ -224,6 +224,10 @@ struct Stage {
   double transfer_us = 0;           // simulated
   double transfer_analytic_us = 0;  // contention model
   double latency_sum_us = 0;        // kSteps: sum of each step's alpha
+  // Means over a step's flows (the ring's hops), summed over the steps.
+  double mean_alpha_sum_us = 0;
+  double mean_transfer_us = 0;           // simulated
+  double mean_transfer_analytic_us = 0;  // each flow alone (a lower bound)
 };
 
 // The stages of a group's phases and the stage of each phase (see the overview).
@@ -482,11 +486,19 @@ RAILYARD_LAZY
     }
     // 4. Time it.
     double alpha = 0;
-    for (size_t i = 0; i < step.size(); ++i)
-      alpha = std::max(alpha, collective::flow_latency_us(f, step.links(i), options.latency));
+    double alpha_sum = 0;
+    for (size_t i = 0; i < step.size(); ++i) {
+      const double a = collective::flow_latency_us(f, step.links(i), options.latency);
+      alpha = std::max(alpha, a);
+      alpha_sum += a;
+    }
     alpha += options.latency.step_overhead_us;
     RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
     const double beta_analytic = collective::contention_us(caps, step, scratch);
+    // Per-hop means for the ring rule (collective/pipelining.hpp).
+    const double flows_here = std::max<double>(1.0, static_cast<double>(step.size()));
+    double finish_sum = 0;
+    for (double t : sr.finish_us) finish_sum += t;
     const auto rpt = static_cast<double>(seg.repeat);
     // Every group runs the same phases in lockstep: group 0's phase names the stage.
     detail::Stage& stage = stages[static_cast<size_t>(
@@ -496,6 +508,10 @@ RAILYARD_LAZY
     stage.transfer_us += rpt * sr.time_us;
     stage.transfer_analytic_us += rpt * beta_analytic;
     stage.latency_sum_us += rpt * alpha;
+    stage.mean_alpha_sum_us += rpt * (alpha_sum / flows_here + options.latency.step_overhead_us);
+    stage.mean_transfer_us += rpt * finish_sum / flows_here;
+    stage.mean_transfer_analytic_us +=
+        rpt * collective::mean_flow_alone_us(caps, step);
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
@@ -509,10 +525,13 @@ RAILYARD_LAZY
     // The tree's critical chain: its steps minus the pieces behind the first.
     const int64_t tree_pieces =
         options.tree_pieces > 0 ? options.tree_pieces : collective::auto_tree_pieces(bytes);
-    auto stage_us = [&](const detail::Stage& s, double transfer) {
+    auto stage_us = [&](const detail::Stage& s, double transfer, double mean_transfer) {
       switch (s.rule) {
         case detail::StageRule::kRing:
-          return collective::ring_stage_us(s.steps, s.block_bytes, transfer, s.alpha_us, pm);
+          return collective::ring_stage_us(
+              {s.steps, s.block_bytes, transfer, s.alpha_us, mean_transfer,
+               s.mean_alpha_sum_us / static_cast<double>(s.steps)},
+              pm);
         case detail::StageRule::kTree:
           return collective::tree_stage_us(s.steps, s.steps - tree_pieces + 1, transfer,
                                            s.alpha_us, pm);
@@ -529,12 +548,12 @@ RAILYARD_LAZY
       p.steps = s.steps;
       p.alpha_us = s.alpha_us;
       p.transfer_us = s.transfer_us;
-      p.time_us = stage_us(s, s.transfer_us);
+      p.time_us = stage_us(s, s.transfer_us, s.mean_transfer_us);
       p.latency_us = p.time_us - p.transfer_us;
       p.unpipelined_us = s.latency_sum_us + s.transfer_us;
       p.saved_us = p.unpipelined_us - p.time_us;
       simulated.push_back(p.time_us);
-      analytic.push_back(stage_us(s, s.transfer_analytic_us));
+      analytic.push_back(stage_us(s, s.transfer_analytic_us, s.mean_transfer_analytic_us));
       rep.latency_us += p.latency_us;
       rep.phases.push_back(std::move(p));
     }
