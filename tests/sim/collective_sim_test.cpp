@@ -118,17 +118,21 @@ TEST_CASE("collective_sim: hierarchical all-reduce matches its closed form") {
     CHECK(r->steps == 2 * 7 + 2 * (hosts - 1));
     CHECK(r->time_us >= r->lower_bound_us);
     CHECK(r->overlap_us == doctest::Approx(0.0));
-    // Pipelined, the phases overlap chunk by chunk (Q = S/(g · 2 MiB) chunks of
-    // each rank's shard): the slowest of (both NVLink phases, which share the GPU's
-    // NVLink links, and the rail ring) plus the others' time for one chunk.
-    // Without switch/NIC latency only cable propagation (< 1 us per hop) is left.
+    // Pipelined, the phases overlap piece by piece (Q pieces): the slowest of
+    // (both NVLink phases, which share the GPU's NVLink links, and the rail ring)
+    // plus the others' time for one piece. Without switch/NIC latency only cable
+    // propagation (< 1 us per hop, paid as fill per loop) is left: within 0.5 %.
     auto p = simulate_collective(*cluster, all_gpus(0, hosts, 8), Collective::kAllReduce,
                                  int64_t{1} << 33, o);
     REQUIRE(p.ok());
-    const double q = S / (g * 2 * 1024 * 1024);
+    // Q: the power of two up to S/(g · 2 MiB) with the shortest time.
+    const auto q = static_cast<double>(p->pieces);
+    CHECK(p->pieces >= 1);
+    CHECK(p->pieces <= int64_t{1} << 33 >> 3 >> 21);
+    CHECK((p->pieces & (p->pieces - 1)) == 0);
     const double top = std::max(nvlink, rail), sum = 2 * nvlink + rail;
     const double overlapped = std::min(sum, std::max(top + (sum - top) / q, 2 * nvlink));
-    CHECK(p->time_us == doctest::Approx(overlapped).epsilon(2e-3));
+    CHECK(p->time_us == doctest::Approx(overlapped).epsilon(5e-3));
     CHECK(p->time_us >= p->lower_bound_us);
     // One host: both phases are NVLink-bound on the same links, nothing overlaps,
     // and the 512 loops of 2 MiB pay a hop of fill each.

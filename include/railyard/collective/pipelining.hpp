@@ -112,6 +112,7 @@ struct RingStage {
   double alpha_us = 0;          // slowest hop
   double mean_transfer_us = 0;  // mean over hops, summed over the steps
   double mean_alpha_us = 0;     // mean over hops
+  int64_t min_loops = 1;        // at least this many loops (pieces pipelined across stages)
 };
 
 // Pipelined, each of the L loops of a ring stage costs
@@ -134,7 +135,7 @@ struct RingStage {
   const auto k = static_cast<double>(r.steps);
   if (r.steps <= 0) return 0;
   if (!m.enabled) return k * r.alpha_us + r.transfer_us;
-  const int64_t loops = ring_loops(r.block_bytes, m);
+  const int64_t loops = std::max(ring_loops(r.block_bytes, m), r.min_loops);
   const auto l = static_cast<double>(loops);
   const int32_t slices = ring_slices(r.block_bytes / l, m);
   const auto s = static_cast<double>(slices);
@@ -158,7 +159,8 @@ struct RingStage {
 }
 
 // Stages that process the same data chunk by chunk (`chunks` = Q pieces: stage
-// i+1 starts on chunk q once stage i has finished it). As a pipeline of stages
+// i+1 starts on chunk q once stage i has finished it; each stage's T_i counts at
+// least Q loops, RingStage::min_loops). As a pipeline of stages
 // the total is the slowest stage plus the others' time for one chunk,
 //     min(sum_i T_i, max(max_i T_i + (sum_i T_i - max_i T_i) / Q, shared_us))
 // shared_us bounds stages that share links (the busiest link's bytes over all

@@ -18,7 +18,7 @@
 //
 // JSON keys: collective, algorithm, routing, qps, channels, groups, ranks, bytes,
 // steps, segments, flows, time_us, analytic_us, latency_us, pipelined,
-// overlap_us, phases[] {name, steps, alpha_us, transfer_us, latency_us, time_us,
+// overlap_us, pieces, phases[] {name, steps, alpha_us, transfer_us, latency_us, time_us,
 // unpipelined_us, saved_us}, algbw_gbps,
 // busbw_gbps, lower_bound_us, lower_bound_reason, efficiency (null when time_us
 // is 0), max_link_utilization, max_link {src, dst, tier} (null when no link
@@ -104,6 +104,7 @@ RAILYARD_LAZY
   w.key("latency_us").value(rounded(r.latency_us, 3));
   w.key("pipelined").value(r.pipelined);
   w.key("overlap_us").value(rounded(r.overlap_us, 3));
+  w.key("pieces").value(r.pieces);
   w.key("phases").begin_array();
   for (const sim::PhaseTiming& p : r.phases) {
     w.begin_object();
@@ -196,7 +197,8 @@ RAILYARD_LAZY
                  padded(fixed(p.time_us, 1), 11, Align::kRight),
                  padded(fixed(p.saved_us, 1), 10, Align::kRight), "\n");
     if (r.phases.size() > 1)
-      str_append(out, "phases overlapped: ", fixed(r.overlap_us, 1), " us saved\n");
+      str_append(out, "phases overlapped in ", r.pieces, r.pieces == 1 ? " piece: " : " pieces: ",
+                 fixed(r.overlap_us, 1), " us saved\n");
   }
   str_append(out, "\n", padded("tier", 12), padded("links used", 18, Align::kRight),
              padded("max %", 8, Align::kRight), padded("mean %", 8, Align::kRight), "\n");

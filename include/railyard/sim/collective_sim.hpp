@@ -49,8 +49,11 @@
 // phases of the hierarchical all-reduce; all-to-all steps) timed by
 // collective/pipelining.hpp as NCCL's Simple protocol pipelines them: a ring stage
 // by its chunk/slice recurrence, a tree by transfer + alpha along its critical
-// chain, the hierarchical phases overlapped chunk by chunk (Q = S / (g · chunk),
-// bounded by the busiest link's bytes over all phases). All-to-all steps stay
+// chain, the hierarchical phases overlapped piece by piece (Q pieces of the data,
+// each phase running at least Q loops; Q is the power of two up to S / (g · chunk)
+// that gives the shortest time, as NCCL's calcCollChunking shrinks chunks for
+// pipeline depth; the busiest link's bytes over all phases bound the overlap;
+// CollectiveReport::pieces). All-to-all steps stay
 // alpha + transfer each. With `pipeline.enabled` false every stage is
 // steps · alpha + transfer and stages run in series (the unpipelined model).
 // CollectiveReport::phases breaks the time down per stage.
@@ -163,6 +166,7 @@ struct CollectiveReport {
   double latency_us = 0;   // exposed latency: the sum over phases of their latency_us
   double overlap_us = 0;   // saved by overlapping phases: sum of phase times - time_us
   bool pipelined = true;   // CollectiveSimOptions::pipeline.enabled
+  int64_t pieces = 1;      // hierarchical: Q, the pieces the phases overlap by
   std::vector<PhaseTiming> phases;  // per stage, in order
   double algbw_gbps = 0;
   double busbw_gbps = 0;
@@ -225,7 +229,7 @@ struct Stage {
   double transfer_analytic_us = 0;  // contention model
   double latency_sum_us = 0;        // kSteps: sum of each step's alpha
   // Means over a step's flows (the ring's hops), summed over the steps.
-  double mean_alpha_sum_us = 0;
+  double mean_alpha_sum_us = 0;  // step overhead included
   double mean_transfer_us = 0;           // simulated
   double mean_transfer_analytic_us = 0;  // each flow alone (a lower bound)
 };
@@ -525,12 +529,13 @@ RAILYARD_LAZY
     // The tree's critical chain: its steps minus the pieces behind the first.
     const int64_t tree_pieces =
         options.tree_pieces > 0 ? options.tree_pieces : collective::auto_tree_pieces(bytes);
-    auto stage_us = [&](const detail::Stage& s, double transfer, double mean_transfer) {
+    auto stage_us = [&](const detail::Stage& s, double transfer, double mean_transfer,
+                        int64_t min_loops) {
       switch (s.rule) {
         case detail::StageRule::kRing:
           return collective::ring_stage_us(
               {s.steps, s.block_bytes, transfer, s.alpha_us, mean_transfer,
-               s.mean_alpha_sum_us / static_cast<double>(s.steps)},
+               s.mean_alpha_sum_us / static_cast<double>(s.steps), min_loops},
               pm);
         case detail::StageRule::kTree:
           return collective::tree_stage_us(s.steps, s.steps - tree_pieces + 1, transfer,
@@ -540,7 +545,39 @@ RAILYARD_LAZY
       }
       return s.latency_sum_us + transfer;
     };
-    std::vector<double> simulated, analytic;
+    // Hierarchical phases overlap piece by piece; the busiest link over all
+    // phases bounds the overlap.
+    int64_t max_pieces = 1;
+    double shared_us = 0;
+    if (pm.enabled && options.algorithm == collective::Algorithm::kHierarchical) {
+      for (int32_t r = 0; r < n; ++r)
+        host_of_rank[static_cast<size_t>(r)] = groups[0][static_cast<size_t>(r)].host.value();
+      const double g = collective::detail::max_ranks_per_host(host_of_rank);
+      max_pieces = std::max<int64_t>(
+          1, static_cast<int64_t>(std::floor(static_cast<double>(bytes) / (g * pm.chunk_bytes()))));
+      for (size_t l = 0; l < caps.size(); ++l)
+        if (link_bytes[l] > 0 && caps[l] > 0)
+          shared_us = std::max(shared_us, link_bytes[l] / (caps[l] * kBytesPerUsPerGbps));
+    }
+    std::vector<double> simulated;
+    auto total_us = [&](int64_t pieces, bool analytic) {
+      simulated.clear();
+      for (const detail::Stage& s : stages)
+        if (s.steps > 0)
+          simulated.push_back(analytic ? stage_us(s, s.transfer_analytic_us,
+                                                  s.mean_transfer_analytic_us, pieces)
+                                       : stage_us(s, s.transfer_us, s.mean_transfer_us, pieces));
+      return collective::overlapped_us(simulated, shared_us, pieces);
+    };
+    // The depth Q with the shortest simulated time (ties: the fewest pieces).
+    int64_t pieces = 1;
+    double best = total_us(1, false);
+    for (int64_t q = 2; q <= max_pieces; q *= 2)
+      if (const double t = total_us(q, false); t < best) best = t, pieces = q;
+    rep.pieces = pieces;
+    rep.analytic_us = total_us(pieces, true);
+    rep.time_us = total_us(pieces, false);
+    double serial = 0;
     for (const detail::Stage& s : stages) {
       if (s.steps == 0) continue;
       PhaseTiming p;
@@ -548,33 +585,14 @@ RAILYARD_LAZY
       p.steps = s.steps;
       p.alpha_us = s.alpha_us;
       p.transfer_us = s.transfer_us;
-      p.time_us = stage_us(s, s.transfer_us, s.mean_transfer_us);
+      p.time_us = stage_us(s, s.transfer_us, s.mean_transfer_us, pieces);
       p.latency_us = p.time_us - p.transfer_us;
       p.unpipelined_us = s.latency_sum_us + s.transfer_us;
       p.saved_us = p.unpipelined_us - p.time_us;
-      simulated.push_back(p.time_us);
-      analytic.push_back(stage_us(s, s.transfer_analytic_us, s.mean_transfer_analytic_us));
+      serial += p.time_us;
       rep.latency_us += p.latency_us;
       rep.phases.push_back(std::move(p));
     }
-    // Hierarchical phases overlap chunk by chunk: each rank's S/g shard in
-    // chunks; the busiest link over all phases bounds the overlap.
-    int64_t chunks = 1;
-    double shared_us = 0;
-    if (pm.enabled && options.algorithm == collective::Algorithm::kHierarchical) {
-      for (int32_t r = 0; r < n; ++r)
-        host_of_rank[static_cast<size_t>(r)] = groups[0][static_cast<size_t>(r)].host.value();
-      const double g = collective::detail::max_ranks_per_host(host_of_rank);
-      chunks = std::max<int64_t>(
-          1, static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / (g * pm.chunk_bytes()))));
-      for (size_t l = 0; l < caps.size(); ++l)
-        if (link_bytes[l] > 0 && caps[l] > 0)
-          shared_us = std::max(shared_us, link_bytes[l] / (caps[l] * kBytesPerUsPerGbps));
-    }
-    double serial = 0;
-    for (double t : simulated) serial += t;
-    rep.time_us = collective::overlapped_us(simulated, shared_us, chunks);
-    rep.analytic_us = collective::overlapped_us(analytic, shared_us, chunks);
     rep.overlap_us = serial - rep.time_us;
   }
 
