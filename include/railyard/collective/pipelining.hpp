@@ -59,14 +59,14 @@ struct PipelineModel {
   [[nodiscard]] constexpr double chunk_bytes() const { return step_bytes() * chunk_steps; }
   [[nodiscard]] constexpr double slice_bytes() const { return step_bytes() * slice_steps; }
   [[nodiscard]] constexpr int32_t slices_per_chunk() const { return chunk_steps / slice_steps; }
+  // Slices a sender may have in flight per connection (its slot credits).
+  [[nodiscard]] constexpr int32_t window_slices() const { return nccl_steps / slice_steps; }
 };
 
 // Errors name the field: nccl_steps outside [1, 64], buffer_bytes outside
 // [4 KiB, 1 GiB], slice_steps < 1, chunk_steps not a multiple of slice_steps, or
-// chunk_steps > nccl_steps / 2 (a sender may run at most NCCL_STEPS slots ahead
-// of its receiver; with a chunk of at most half of them the slot credits never
-// bind before the ring's own dependency does, which is what the ring rule
-// assumes).
+// chunk_steps > nccl_steps / 2 (NCCL keeps a chunk to at most half the slots, so
+// a rank can receive one step while it forwards the previous one).
 RAILYARD_LAZY
 [[nodiscard]] Status check_pipeline(const PipelineModel& m) {
   if (m.nccl_steps < 1 || m.nccl_steps > 64)
@@ -103,29 +103,34 @@ RAILYARD_LAZY
 // received at step k-1), each moving `block_bytes` per rank. Per hop (a
 // rank's transfer to the next rank) the simulator gives its transfer time and
 // its latency (from the end of a slice's send to its availability downstream);
-// the stage needs the slowest hop's (summed over the steps, and its alpha) and
-// the mean over hops (summed over the steps, and the mean alpha).
+// the stage needs the slowest hop's (summed over the steps), the longest hop
+// latency and the mean over hops (summed over the steps, and the mean alpha).
 struct RingStage {
   int64_t steps = 0;
   double block_bytes = 0;
   double transfer_us = 0;       // slowest hop, summed over the steps
-  double alpha_us = 0;          // slowest hop
+  double alpha_us = 0;          // longest hop latency
   double mean_transfer_us = 0;  // mean over hops, summed over the steps
   double mean_alpha_us = 0;     // mean over hops
   int64_t min_loops = 1;        // at least this many loops (pieces pipelined across stages)
 };
 
 // Pipelined, each of the L loops of a ring stage costs
-//     max((K - 1) · m · t_max, (K - 1) · (mean alpha + t_mean)) + m · t_max + alpha_max
-// with m slices per step and t = transfer / (K · L · m) a slice's time. Slice j
-// of step k leaves a rank once its slice j-1 has left (the rank's link sends in
-// order) and slice j of step k-1 has arrived from upstream. The longest chain
-// through that dependency graph either stays on the slowest hop's sender
-// (bandwidth: m · t_max a step) or follows one slice from hop to hop across the
-// ring (latency: alpha + t per hop, averaged over the ring's hops because a
-// chain of K - 1 ≥ n - 1 hops passes them all); mixing the two is linear in the
-// split, so one of the ends is the maximum. The last slice then needs one more
-// hop to arrive. On a ring of identical hops this is
+//     (K - 1) · max(m · t_max, mean alpha + t_mean, m · (t_max + 2 · alpha_max) / W)
+//       + m · t_max + alpha_max
+// with m slices per step, t = transfer / (K · L · m) a slice's time and W =
+// nccl_steps / slice_steps slices in flight per connection. A rank sends slice
+// j of step k once (1) its slice j-1 has left (its link sends in order), (2)
+// slice j of step k-1 has arrived from upstream, and (3) the receiver has
+// consumed (forwarded) its slice W back and that slot's credit has travelled
+// back (Primitives::waitPeer, prims_simple.h). The longest path through those
+// constraints repeats one of three cycles: the slowest hop's link (m · t_max a
+// step); one slice carried from hop to hop around the ring (alpha + t per hop,
+// averaged over the hops because a chain of K - 1 ≥ n - 1 hops passes them
+// all); or a slice over a hop and its credit back, W slices per t + 2 · alpha
+// (the hop with the longest latency; on railyard's fabrics it is also the
+// slowest). The last slice then needs one more hop to arrive. On a ring of
+// identical hops with NCCL's W = 4 the credit term never wins and this is
 //     (K - 1) · max(alpha + t, m · t) + m · t + alpha:
 // when m · t ≥ alpha + t the latency hides behind the other slices and a loop
 // costs K · m · t + alpha, transfer plus one hop of fill. Loops run one after
@@ -141,8 +146,9 @@ struct RingStage {
   const auto s = static_cast<double>(slices);
   const double t_max = r.transfer_us / (k * l * s);
   const double t_mean = r.mean_transfer_us / (k * l * s);
-  return l * (std::max((k - 1) * s * t_max, (k - 1) * (r.mean_alpha_us + t_mean)) + s * t_max +
-              r.alpha_us);
+  const double credit = s * (t_max + 2 * r.alpha_us) / m.window_slices();
+  const double per_step = std::max({s * t_max, r.mean_alpha_us + t_mean, credit});
+  return l * ((k - 1) * per_step + s * t_max + r.alpha_us);
 }
 
 // A tree stage: its schedule's steps already pipeline the pieces (a node sends
