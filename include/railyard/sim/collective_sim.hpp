@@ -531,6 +531,7 @@ RAILYARD_LAZY
         options.tree_pieces > 0 ? options.tree_pieces : collective::auto_tree_pieces(bytes);
     auto stage_us = [&](const detail::Stage& s, double transfer, double mean_transfer,
                         int64_t min_loops) {
+      if (!pm.enabled) return s.latency_sum_us + transfer;  // each step its own alpha
       switch (s.rule) {
         case detail::StageRule::kRing:
           return collective::ring_stage_us(
