@@ -52,6 +52,9 @@ struct PipelineModel {
   int64_t buffer_bytes = int64_t{1} << 22;  // per connection (Simple DEFAULT_BUFFSIZE)
   int32_t chunk_steps = 4;                // slots per ring chunk (ALLREDUCE_CHUNKSTEPS)
   int32_t slice_steps = 2;                // slots per slice (ALLREDUCE_SLICESTEPS)
+  // Pieces the hierarchical phases overlap by; 0 = the power of two up to
+  // S / (g · chunk) with the shortest time (sim/collective_sim.hpp).
+  int64_t pieces = 0;
 
   [[nodiscard]] constexpr double step_bytes() const {
     return static_cast<double>(buffer_bytes) / nccl_steps;
@@ -64,7 +67,8 @@ struct PipelineModel {
 };
 
 // Errors name the field: nccl_steps outside [1, 64], buffer_bytes outside
-// [4 KiB, 1 GiB], slice_steps < 1, chunk_steps not a multiple of slice_steps, or
+// [4 KiB, 1 GiB], slice_steps < 1, pieces outside [0, 2^20], chunk_steps not a
+// multiple of slice_steps, or
 // chunk_steps > nccl_steps / 2 (NCCL keeps a chunk to at most half the slots, so
 // a rank can receive one step while it forwards the previous one).
 RAILYARD_LAZY
@@ -78,6 +82,8 @@ RAILYARD_LAZY
   if (m.chunk_steps < m.slice_steps || m.chunk_steps % m.slice_steps != 0)
     return invalid_field("chunk_steps", str_cat(m.chunk_steps),
                          str_cat("must be a multiple of slice_steps (", m.slice_steps, ")"));
+  if (m.pieces < 0 || m.pieces > (int64_t{1} << 20))
+    return invalid_field("pieces", str_cat(m.pieces), "must be in [0, 2^20] (0 = automatic)");
   if (2 * m.chunk_steps > m.nccl_steps)
     return invalid_field("chunk_steps", str_cat(m.chunk_steps),
                          str_cat("must be at most nccl_steps / 2 (", m.nccl_steps / 2, ")"));

@@ -12,7 +12,9 @@
 //   auto r = railyard::sim::simulate_collective(*cluster, groups,
 //       railyard::collective::Collective::kAllReduce, int64_t{64} << 30, o);
 //   // r->busbw_gbps ≈ 3,200 Gb/s (8 × 400 Gb/s; nccl-tests shows ≈ 400 GB/s). At
-//   // 1 GiB the 2,046 steps' latency (≈ 4.4 µs each) brings it down to ≈ 1,200.
+//   // 1 GiB the 2,046 steps (128 KiB blocks, two 64 KiB slices) are held back by
+//   // NCCL's slot credits over the 3.85 µs SU-crossing hop: ≈ 1,860 (unpipelined,
+//   // --chunk off: ≈ 1,300). r->phases breaks the time down.
 //   // r->lower_bound_us, r->max_link_utilization, r->tiers[...], r->link_utilization
 //
 // Mapping. Group g's rank r runs on GPU groups[g][r]. Every group runs the same
@@ -570,11 +572,17 @@ RAILYARD_LAZY
                                        : stage_us(s, s.transfer_us, s.mean_transfer_us, pieces));
       return collective::overlapped_us(simulated, shared_us, pieces);
     };
-    // The depth Q with the shortest simulated time (ties: the fewest pieces).
+    // The depth Q with the shortest simulated time (ties: the fewest pieces),
+    // unless the caller fixed it.
     int64_t pieces = 1;
-    double best = total_us(1, false);
-    for (int64_t q = 2; q <= max_pieces; q *= 2)
-      if (const double t = total_us(q, false); t < best) best = t, pieces = q;
+    if (pm.enabled && pm.pieces > 0 &&
+        options.algorithm == collective::Algorithm::kHierarchical) {
+      pieces = pm.pieces;
+    } else {
+      double best = total_us(1, false);
+      for (int64_t q = 2; q <= max_pieces; q *= 2)
+        if (const double t = total_us(q, false); t < best) best = t, pieces = q;
+    }
     rep.pieces = pieces;
     rep.analytic_us = total_us(pieces, true);
     rep.time_us = total_us(pieces, false);
