@@ -55,9 +55,9 @@
 // each phase running at least Q loops; Q is the power of two up to S / (g · chunk)
 // that gives the shortest time, as NCCL's calcCollChunking shrinks chunks for
 // pipeline depth; the busiest link's bytes over all phases bound the overlap;
-// CollectiveReport::pieces). All-to-all steps stay
-// alpha + transfer each. With `pipeline.enabled` false every stage is
-// steps · alpha + transfer and stages run in series (the unpipelined model).
+// CollectiveReport::pieces). All-to-all steps stay alpha + transfer each. With
+// `pipeline.enabled` false every step is alpha + transfer and stages run in
+// series (the unpipelined model).
 // CollectiveReport::phases breaks the time down per stage.
 //
 // Results follow nccl-tests: algbw = S / time, busbw = algbw × 2(n-1)/n for
@@ -229,7 +229,7 @@ struct Stage {
   double alpha_us = 0;
   double transfer_us = 0;           // simulated
   double transfer_analytic_us = 0;  // contention model
-  double latency_sum_us = 0;        // kSteps: sum of each step's alpha
+  double latency_sum_us = 0;        // sum of each step's alpha (kSteps; any rule unpipelined)
   // Means over a step's flows (the ring's hops), summed over the steps.
   double mean_alpha_sum_us = 0;  // step overhead included
   double mean_transfer_us = 0;           // simulated
