@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 56> kFlagTable = {{
+constexpr std::array<FlagSpec, 57> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -205,6 +205,11 @@ constexpr std::array<FlagSpec, 56> kFlagTable = {{
     {"channels", K::kInt, "C", "0",
      "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use.",
      "--channels 4"},
+    {"chunk", K::kText, "SIZE|off", "2MiB",
+     "simulate: the pipelining chunk per connection, 4KiB..512MiB (default 2MiB, NCCL's Simple "
+     "protocol: 4 of 8 slots of a 4 MiB buffer, 2 slices); off = unpipelined, every step "
+     "alpha + transfer and phases in series (docs/models.md#pipelining).",
+     "--chunk 512KiB"},
     {"svg", K::kText, "FILE", "",
      "simulate: also write a heat map of link utilization to this SVG file; cc --simulate: the "
      "paper fluid model's queue and rate traces (derived settings).",

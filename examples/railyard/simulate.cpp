@@ -40,6 +40,7 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
                                       {"hash"},
                                       defaulted("qps", "1"),
                                       {"channels"},
+                                      defaulted("chunk", "2MiB"),
                                       {"seed"},
                                       {"down"},
                                       {"json"},
@@ -54,7 +55,8 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
 // (hosts holding different rank counts) is --algorithm's.
 constexpr FieldRoute kSimulateRoutes[] = {
     {"algorithm", {"algorithm"}}, {"channels", {"channels"}}, {"qps", {"qps"}},
-    {"bytes", {"bytes"}},         {"host *", {"algorithm"}},  {"host_of_rank*", {"algorithm"}}};
+    {"bytes", {"bytes"}},         {"host *", {"algorithm"}},  {"host_of_rank*", {"algorithm"}},
+    {"buffer_bytes", {"chunk"}}};
 
 Outcome run_simulate(const Invocation& inv) {
   const Flags& flags = inv.flags;
@@ -104,6 +106,16 @@ Outcome run_simulate(const Invocation& inv) {
   options.seed = flags.uint64("seed");
   options.switch_hash = hash.get();
   options.channels = flags.int32("channels");
+  if (flags.text("chunk") == "off") {
+    options.pipeline.enabled = false;
+  } else {
+    // The chunk is chunk_steps of the buffer's nccl_steps slots: scale the buffer.
+    auto chunk = parse_size_in("chunk", flags.text("chunk"), 4096, int64_t{512} << 20);
+    if (!chunk.ok()) return flag_error(flags, "chunk", chunk.status());
+    const collective::PipelineModel nccl;
+    options.pipeline.buffer_bytes =
+        static_cast<int64_t>(*chunk) * nccl.nccl_steps / nccl.chunk_steps;
+  }
   options.failures = flags.given("down") ? &overlay : nullptr;
   options.keep_links = flags.given("svg");
   options.latency = latency;
@@ -130,7 +142,7 @@ const Subcommand kSimulate{
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] "
-    "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--seed S] [--down LINKS] [--json] [--svg FILE] "
+    "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE] "
     "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] | "
     "(--traffic FILE | --generate KIND [--bytes SIZE] [--qps K]) [--cluster SPEC] "
     "[--routing ecmp|adaptive] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "

@@ -206,8 +206,10 @@ int main() {
                 study::fmt("U=%d: ECMP efficiency not increasing 1 < 4 < 16 QPs < 0.85: "
                            "%.3f %.3f %.3f",
                            r.up, r.ecmp[0], r.ecmp[1], r.ecmp[2]));
-    claim.check(r.planned >= 0.97,
-                study::fmt("U=%d: planned efficiency %.3f below 0.97", r.up, r.planned));
+    // Not 1.0: a 2-rank ring of 512 MiB blocks runs 256 loops of 2 MiB chunks,
+    // each paying one hop of pipeline fill (docs/models.md#pipelining): ~4 %.
+    claim.check(r.planned >= 0.95,
+                study::fmt("U=%d: planned efficiency %.3f below 0.95", r.up, r.planned));
     claim.check(
         r.spray_all >= 0.95,
         study::fmt("U=%d: spraying over U QPs: efficiency %.3f below 0.95", r.up, r.spray_all));

@@ -11,13 +11,18 @@
 // "(upper bound)" for planned paths — QPs, channels, groups x ranks,
 // bytes), the simulated, analytic and lower-bound times with the bound's reason,
 // algbw/busbw in Gb/s and GB/s, efficiency = lower_bound_us / time_us, the most
-// utilized link by name, then one row per link tier: links used / total, max and
+// utilized link by name, one row per stage of the collective (steps, per-hop
+// alpha, transfer, exposed latency, the stage's pipelined time and what
+// pipelining saved against steps · alpha + transfer; then the time saved by
+// overlapping stages), then one row per link tier: links used / total, max and
 // mean utilization of the used links (percent).
 //
 // JSON keys: collective, algorithm, routing, upper_bound (true for planned: not
 // deployable), hash_model (ecmp, steered), steerable (steered), qps, channels,
 // groups, ranks, bytes,
-// steps, segments, flows, time_us, analytic_us, latency_us, algbw_gbps,
+// steps, segments, flows, time_us, analytic_us, latency_us, pipelined,
+// overlap_us, pieces, phases[] {name, steps, alpha_us, transfer_us, latency_us, time_us,
+// unpipelined_us, saved_us}, algbw_gbps,
 // busbw_gbps, lower_bound_us, lower_bound_reason, efficiency (null when time_us
 // is 0), max_link_utilization, max_link {src, dst, tier} (null when no link
 // carried bytes), tiers[] {tier, links, links_used, max_utilization,
@@ -117,6 +122,23 @@ RAILYARD_LAZY
   w.key("time_us").value(rounded(r.time_us, 3));
   w.key("analytic_us").value(rounded(r.analytic_us, 3));
   w.key("latency_us").value(rounded(r.latency_us, 3));
+  w.key("pipelined").value(r.pipelined);
+  w.key("overlap_us").value(rounded(r.overlap_us, 3));
+  w.key("pieces").value(r.pieces);
+  w.key("phases").begin_array();
+  for (const sim::PhaseTiming& p : r.phases) {
+    w.begin_object();
+    w.key("name").value(p.name);
+    w.key("steps").value(p.steps);
+    w.key("alpha_us").value(rounded(p.alpha_us, 3));
+    w.key("transfer_us").value(rounded(p.transfer_us, 3));
+    w.key("latency_us").value(rounded(p.latency_us, 3));
+    w.key("time_us").value(rounded(p.time_us, 3));
+    w.key("unpipelined_us").value(rounded(p.unpipelined_us, 3));
+    w.key("saved_us").value(rounded(p.saved_us, 3));
+    w.end_object();
+  }
+  w.end_array();
   w.key("algbw_gbps").value(rounded(r.algbw_gbps, 3));
   w.key("busbw_gbps").value(rounded(r.busbw_gbps, 3));
   w.key("lower_bound_us").value(rounded(r.lower_bound_us, 3));
@@ -187,6 +209,22 @@ RAILYARD_LAZY
   else
     out += "hottest     - (no link carried bytes)\n";
 
+  if (!r.phases.empty()) {
+    str_append(out, "\n", padded(r.pipelined ? "phase (pipelined)" : "phase (unpipelined)", 28),
+               padded("steps", 7, Align::kRight), padded("alpha us", 10, Align::kRight),
+               padded("transfer us", 13, Align::kRight), padded("latency us", 12, Align::kRight),
+               padded("time us", 11, Align::kRight), padded("saved us", 10, Align::kRight), "\n");
+    for (const sim::PhaseTiming& p : r.phases)
+      str_append(out, padded(p.name, 28), padded(str_cat(p.steps), 7, Align::kRight),
+                 padded(fixed(p.alpha_us, 2), 10, Align::kRight),
+                 padded(fixed(p.transfer_us, 1), 13, Align::kRight),
+                 padded(fixed(p.latency_us, 1), 12, Align::kRight),
+                 padded(fixed(p.time_us, 1), 11, Align::kRight),
+                 padded(fixed(p.saved_us, 1), 10, Align::kRight), "\n");
+    if (r.phases.size() > 1)
+      str_append(out, "phases overlapped in ", r.pieces, r.pieces == 1 ? " piece: " : " pieces: ",
+                 fixed(r.overlap_us, 1), " us saved\n");
+  }
   str_append(out, "\n", padded("tier", 12), padded("links used", 18, Align::kRight),
              padded("max %", 8, Align::kRight), padded("mean %", 8, Align::kRight), "\n");
   for (const sim::TierUtilization& t : r.tiers)

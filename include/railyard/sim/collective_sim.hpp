@@ -14,7 +14,9 @@
 //   auto r = railyard::sim::simulate_collective(*cluster, groups,
 //       railyard::collective::Collective::kAllReduce, int64_t{64} << 30, o);
 //   // r->busbw_gbps ≈ 3,200 Gb/s (8 × 400 Gb/s; nccl-tests shows ≈ 400 GB/s). At
-//   // 1 GiB the 2,046 steps' latency (≈ 4.4 µs each) brings it down to ≈ 1,200.
+//   // 1 GiB the 2,046 steps (128 KiB blocks, two 64 KiB slices) are held back by
+//   // NCCL's slot credits over the 3.85 µs SU-crossing hop: ≈ 1,860 (unpipelined,
+//   // --chunk off: ≈ 1,300). r->phases breaks the time down.
 //   // r->lower_bound_us, r->max_link_utilization, r->tiers[...], r->link_utilization
 //
 // Mapping. Group g's rank r runs on GPU groups[g][r]. Every group runs the same
@@ -60,12 +62,23 @@
 //             assignment minimizing the most loaded link. Nothing railyard
 //             ships realizes it; quote it only as a bound.
 //
-// Time. A step takes alpha + transfer time. alpha = the slowest flow's latency
-// under collective::LatencyModel (cable, switches, NVSwitches, each NIC once) +
-// step_overhead_us.
-// Transfer time: the flow simulator (flow_sim.hpp), or for `analytic_us` the
-// contention model (collective/cost.hpp: the most loaded link). A phase of
-// `repeat` identical steps is simulated once.
+// Time. Each step has a transfer time and a per-hop latency alpha = the slowest
+// flow's latency under collective::LatencyModel (cable, switches, NVSwitches,
+// each NIC once) + step_overhead_us. Transfer time: the flow simulator
+// (flow_sim.hpp), or for `analytic_us` the contention model (collective/cost.hpp:
+// the most loaded link). A phase of `repeat` identical steps is simulated once.
+// Steps compose into stages (a ring; a tree's up-and-down wavefront; the three
+// phases of the hierarchical all-reduce; all-to-all steps) timed by
+// collective/pipelining.hpp as NCCL's Simple protocol pipelines them: a ring stage
+// by its chunk/slice recurrence, a tree by transfer + alpha along its critical
+// chain, the hierarchical phases overlapped piece by piece (Q pieces of the data,
+// each phase running at least Q loops; Q is the power of two up to S / (g · chunk)
+// that gives the shortest time, as NCCL's calcCollChunking shrinks chunks for
+// pipeline depth; the busiest link's bytes over all phases bound the overlap;
+// CollectiveReport::pieces). All-to-all steps stay alpha + transfer each. With
+// `pipeline.enabled` false every step is alpha + transfer and stages run in
+// series (the unpipelined model).
+// CollectiveReport::phases breaks the time down per stage.
 //
 // Results follow nccl-tests: algbw = S / time, busbw = algbw × 2(n-1)/n for
 // all-reduce and × (n-1)/n otherwise (docs/constants.md#collectives), n = ranks per group.
@@ -88,6 +101,7 @@
 #include <vector>
 
 #include "railyard/collective/cost.hpp"
+#include "railyard/collective/pipelining.hpp"
 #include "railyard/collective/schedule.hpp"
 #include "railyard/collective/traffic.hpp"
 #include "railyard/core/ids.hpp"
@@ -143,6 +157,7 @@ struct CollectiveSimOptions {
   int32_t tree_pieces = 0;  // pieces per tree; 0 = automatic (traffic.hpp)
   bool pxn = true;          // forward over NVLink to the destination's rail
   LatencyModel latency;
+  collective::PipelineModel pipeline;  // chunking (collective/pipelining.hpp)
   const topology::FailureOverlay* failures = nullptr;
   // Keep per-link bytes and utilization in the report (heat maps).
   bool keep_links = true;
@@ -155,6 +170,18 @@ struct TierUtilization {
   double max_utilization = 0;   // over used links
   double mean_utilization = 0;  // over used links
   double bytes = 0;             // carried, summed over the tier's links
+};
+
+// One stage of the collective's time (see the overview).
+struct PhaseTiming {
+  std::string name;          // e.g. "ring", "inter-host all-reduce"
+  int64_t steps = 0;
+  double alpha_us = 0;       // per-hop latency (slowest flow + step overhead)
+  double transfer_us = 0;    // simulated transfer time summed over the steps
+  double latency_us = 0;     // exposed latency: time_us - transfer_us
+  double time_us = 0;        // the stage alone, pipelined
+  double unpipelined_us = 0; // steps · alpha + transfer_us
+  double saved_us = 0;       // unpipelined_us - time_us
 };
 
 struct CollectiveReport {
@@ -175,7 +202,11 @@ struct CollectiveReport {
   int64_t events = 0;      // simulator rate recomputations
   double time_us = 0;      // simulated
   double analytic_us = 0;  // contention model
-  double latency_us = 0;   // the alpha part of time_us
+  double latency_us = 0;   // exposed latency: the sum over phases of their latency_us
+  double overlap_us = 0;   // saved by overlapping phases: sum of phase times - time_us
+  bool pipelined = true;   // CollectiveSimOptions::pipeline.enabled
+  int64_t pieces = 1;      // hierarchical: Q, the pieces the phases overlap by
+  std::vector<PhaseTiming> phases;  // per stage, in order
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   double lower_bound_us = 0;  // bandwidth lower bound (collective/cost.hpp)
@@ -221,6 +252,64 @@ std::vector<Segment> merge_groups(std::span<const collective::Traffic> traffic) 
     }
     out.push_back(std::move(seg));
   }
+}
+
+// How a stage's steps compose (collective/pipelining.hpp).
+enum class StageRule : uint8_t { kRing, kTree, kSteps };
+
+// A stage of the collective and what the timing accumulates over its steps.
+struct Stage {
+  std::string name;
+  StageRule rule = StageRule::kSteps;
+  int64_t steps = 0;
+  double block_bytes = 0;  // ring: bytes per rank per step
+  double alpha_us = 0;
+  double transfer_us = 0;           // simulated
+  double transfer_analytic_us = 0;  // contention model
+  double latency_sum_us = 0;        // sum of each step's alpha (kSteps; any rule unpipelined)
+  // Means over a step's flows (the ring's hops), summed over the steps.
+  double mean_alpha_sum_us = 0;  // step overhead included
+  double mean_transfer_us = 0;           // simulated
+  double mean_transfer_analytic_us = 0;  // each flow alone (a lower bound)
+};
+
+// The stages of a group's phases and the stage of each phase (see the overview).
+RAILYARD_LAZY
+std::pair<std::vector<Stage>, std::vector<int32_t>> plan_stages(const collective::Traffic& t) {
+  std::vector<Stage> stages;
+  std::vector<int32_t> of_phase(t.phases.size(), 0);
+  auto block = [&](size_t p) {
+    double b = 0;
+    for (const collective::PhaseTransfer& x : t.phases[p].transfers) b = std::max(b, x.bytes);
+    return b;
+  };
+  switch (t.algorithm) {
+    case collective::Algorithm::kRing:
+      stages.push_back({"ring", StageRule::kRing});
+      if (!t.phases.empty()) stages.back().block_bytes = block(0);
+      break;
+    case collective::Algorithm::kHierarchical: {
+      // (g-1, 2(h-1), g-1) steps; g = 1 leaves the middle one, h = 1 the outer two.
+      static constexpr std::string_view kThree[3] = {
+          "intra-host reduce-scatter", "inter-host all-reduce", "intra-host all-gather"};
+      for (size_t p = 0; p < t.phases.size(); ++p) {
+        const std::string_view name = t.phases.size() == 3 ? kThree[p]
+                                      : t.phases.size() == 2 ? kThree[2 * p]
+                                                             : kThree[1];
+        stages.push_back({std::string(name), StageRule::kRing});
+        stages.back().block_bytes = block(p);
+        of_phase[p] = static_cast<int32_t>(p);
+      }
+      break;
+    }
+    case collective::Algorithm::kDoubleBinaryTree:
+      stages.push_back({"tree reduce+broadcast", StageRule::kTree});
+      break;
+    default:
+      stages.push_back({"all-to-all steps", StageRule::kSteps});
+      break;
+  }
+  return {std::move(stages), std::move(of_phase)};
 }
 
 // One network QP-flow waiting for its route.
@@ -402,6 +491,9 @@ RAILYARD_LAZY
   rep.ranks = n;
   rep.bytes = bytes;
   rep.steps = traffic[0].steps();
+  rep.pipelined = options.pipeline.enabled;
+  RAILYARD_RETURN_IF_ERROR(collective::check_pipeline(options.pipeline));
+  auto [stages, stage_of_phase] = detail::plan_stages(traffic[0]);
 
   const std::vector<double> caps = capacities(f, options.failures);
   FlowSimulator simulator(caps);
@@ -571,6 +663,7 @@ RAILYARD_LAZY
     // latency is its first route's.
     const size_t single_path_flows = step.size();
     double alpha = 0;
+    double alpha_sum = 0;  // over flows, for the ring rule's mean hop
     for (size_t i = 0; i < adaptive_pending.size(); ++i) {
       const auto [xi, cid] = adaptive_pending[i];
       const routing::NetworkCrossing& x = crossings[xi];
@@ -591,18 +684,36 @@ RAILYARD_LAZY
       for (LinkId l : f.route_links(x.src, x.dst, adaptive_route[c]).view())
         links.push_back(l.value());
       links.push_back(x.last.value());
-      alpha = std::max(alpha, collective::flow_latency_us(f, links, options.latency));
+      const double first_route_us = collective::flow_latency_us(f, links, options.latency);
+      alpha = std::max(alpha, first_route_us);
+      alpha_sum += first_route_us;
     }
     // 4. Time it.
-    for (size_t i = 0; i < single_path_flows; ++i)
-      alpha = std::max(alpha, collective::flow_latency_us(f, step.links(i), options.latency));
+    for (size_t i = 0; i < single_path_flows; ++i) {
+      const double us = collective::flow_latency_us(f, step.links(i), options.latency);
+      alpha = std::max(alpha, us);
+      alpha_sum += us;
+    }
     alpha += options.latency.step_overhead_us;
     RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
     const double beta_analytic = collective::contention_us(caps, step, scratch);
+    // Per-hop means for the ring rule (collective/pipelining.hpp).
+    const double flows_here = std::max<double>(1.0, static_cast<double>(step.size()));
+    double finish_sum = 0;
+    for (double t : sr.finish_us) finish_sum += t;
     const auto rpt = static_cast<double>(seg.repeat);
-    rep.time_us += rpt * (alpha + sr.time_us);
-    rep.analytic_us += rpt * (alpha + beta_analytic);
-    rep.latency_us += rpt * alpha;
+    // Every group runs the same phases in lockstep: group 0's phase names the stage.
+    detail::Stage& stage = stages[static_cast<size_t>(
+        stage_of_phase[static_cast<size_t>(seg.parts.front().second)])];
+    stage.steps += seg.repeat;
+    stage.alpha_us = std::max(stage.alpha_us, alpha);
+    stage.transfer_us += rpt * sr.time_us;
+    stage.transfer_analytic_us += rpt * beta_analytic;
+    stage.latency_sum_us += rpt * alpha;
+    stage.mean_alpha_sum_us += rpt * (alpha_sum / flows_here + options.latency.step_overhead_us);
+    stage.mean_transfer_us += rpt * finish_sum / flows_here;
+    stage.mean_transfer_analytic_us +=
+        rpt * collective::mean_flow_alone_us(caps, step);
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
@@ -611,6 +722,86 @@ RAILYARD_LAZY
       for (size_t k = 0; k < ls.size(); ++k)
         link_bytes[static_cast<size_t>(ls[k])] += rpt * step.bytes(i) * step.weight(i, k);
     }
+  }
+
+  // Stages, pipelined (collective/pipelining.hpp).
+  {
+    const collective::PipelineModel& pm = options.pipeline;
+    // The tree's critical chain: its steps minus the pieces behind the first.
+    const int64_t tree_pieces =
+        options.tree_pieces > 0 ? options.tree_pieces : collective::auto_tree_pieces(bytes);
+    auto stage_us = [&](const detail::Stage& s, double transfer, double mean_transfer,
+                        int64_t min_loops) {
+      if (!pm.enabled) return s.latency_sum_us + transfer;  // each step its own alpha
+      switch (s.rule) {
+        case detail::StageRule::kRing:
+          return collective::ring_stage_us(
+              {s.steps, s.block_bytes, transfer, s.alpha_us, mean_transfer,
+               s.mean_alpha_sum_us / static_cast<double>(s.steps), min_loops},
+              pm);
+        case detail::StageRule::kTree:
+          return collective::tree_stage_us(s.steps, s.steps - tree_pieces + 1, transfer,
+                                           s.alpha_us, pm);
+        case detail::StageRule::kSteps:
+          break;
+      }
+      return s.latency_sum_us + transfer;
+    };
+    // Hierarchical phases overlap piece by piece; the busiest link over all
+    // phases bounds the overlap.
+    int64_t max_pieces = 1;
+    double shared_us = 0;
+    if (pm.enabled && options.algorithm == collective::Algorithm::kHierarchical) {
+      for (int32_t r = 0; r < n; ++r)
+        host_of_rank[static_cast<size_t>(r)] = groups[0][static_cast<size_t>(r)].host.value();
+      const double g = collective::detail::max_ranks_per_host(host_of_rank);
+      max_pieces = std::max<int64_t>(
+          1, static_cast<int64_t>(std::floor(static_cast<double>(bytes) / (g * pm.chunk_bytes()))));
+      for (size_t l = 0; l < caps.size(); ++l)
+        if (link_bytes[l] > 0 && caps[l] > 0)
+          shared_us = std::max(shared_us, link_bytes[l] / (caps[l] * kBytesPerUsPerGbps));
+    }
+    std::vector<double> simulated;
+    auto total_us = [&](int64_t pieces, bool analytic) {
+      simulated.clear();
+      for (const detail::Stage& s : stages)
+        if (s.steps > 0)
+          simulated.push_back(analytic ? stage_us(s, s.transfer_analytic_us,
+                                                  s.mean_transfer_analytic_us, pieces)
+                                       : stage_us(s, s.transfer_us, s.mean_transfer_us, pieces));
+      return collective::overlapped_us(simulated, shared_us, pieces);
+    };
+    // The depth Q with the shortest simulated time (ties: the fewest pieces),
+    // unless the caller fixed it.
+    int64_t pieces = 1;
+    if (pm.enabled && pm.pieces > 0 &&
+        options.algorithm == collective::Algorithm::kHierarchical) {
+      pieces = pm.pieces;
+    } else {
+      double best = total_us(1, false);
+      for (int64_t q = 2; q <= max_pieces; q *= 2)
+        if (const double t = total_us(q, false); t < best) best = t, pieces = q;
+    }
+    rep.pieces = pieces;
+    rep.analytic_us = total_us(pieces, true);
+    rep.time_us = total_us(pieces, false);
+    double serial = 0;
+    for (const detail::Stage& s : stages) {
+      if (s.steps == 0) continue;
+      PhaseTiming p;
+      p.name = s.name;
+      p.steps = s.steps;
+      p.alpha_us = s.alpha_us;
+      p.transfer_us = s.transfer_us;
+      p.time_us = stage_us(s, s.transfer_us, s.mean_transfer_us, pieces);
+      p.latency_us = p.time_us - p.transfer_us;
+      p.unpipelined_us = s.latency_sum_us + s.transfer_us;
+      p.saved_us = p.unpipelined_us - p.time_us;
+      serial += p.time_us;
+      rep.latency_us += p.latency_us;
+      rep.phases.push_back(std::move(p));
+    }
+    rep.overlap_us = serial - rep.time_us;
   }
 
   // Bandwidths and the bound.
