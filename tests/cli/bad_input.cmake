@@ -57,7 +57,7 @@ railyard_cli_error_test(
   STDERR_REGEX "--cluster: spec entry 'oversub': expected key=value")
 railyard_cli_error_test(
   NAME bad_input.cluster_radix_range ARGS describe --cluster=rail_fat_tree:hosts=64,switch_radix=1
-  STDERR_REGEX "--cluster: switch_radix=1: must be between 2 and 4096")
+  STDERR_REGEX "--cluster: switch_radix=1: must be between 2 and 65536")
 railyard_cli_error_test(
   NAME bad_input.cluster_hosts_range ARGS describe --cluster=rail_fat_tree:hosts=2000000
   STDERR_REGEX "--cluster: hosts=2000000: must be between 1 and 1048576")
