@@ -524,7 +524,7 @@ TEST_CASE("random_fabric: simulate_collective under failures conserves bytes and
                       ? (rng() % 2 ? Algorithm::kPairwise : Algorithm::kRailAligned)
                       : (kind == Collective::kAllReduce && rng() % 2 ? Algorithm::kHierarchical
                                                                      : Algorithm::kRing);
-    o.routing = static_cast<sim::Routing>(rng() % 3);
+    o.routing = static_cast<sim::Routing>(rng() % sim::kRoutingCount);
     o.qps = 1 + static_cast<int32_t>(rng() % 4);
     o.seed = rng();
     o.pxn = rng() % 4 != 0;

@@ -207,7 +207,7 @@ RAILYARD_LAZY
     report::HeatmapOptions h;
     h.title = str_cat("railyard plan on ", r.cluster, ", ", pipeline::side_name(s),
                       s == pipeline::PlanSide::kNaive ? " (first_fit, host order, ECMP 1 QP)"
-                                            : " (best_fit, railyard order, planned paths)",
+                                            : " (best_fit, railyard order, steered QPs)",
                       ": peak link utilization over the simulated collectives");
     auto svg = report::heatmap_svg(cluster.fabric, r.peak_utilization[pipeline::side_index(s)], h);
     if (!svg.ok()) return in_file(path, svg.status());
