@@ -86,14 +86,18 @@ enum class TrafficRouting : uint8_t { kEcmp, kAdaptive };
 [[nodiscard]] constexpr std::string_view traffic_routing_name(TrafficRouting r) {
   return r == TrafficRouting::kEcmp ? "ecmp" : "adaptive";
 }
-// "ecmp"; "adaptive" or its synonym "spray" (per-packet spraying).
+// "ecmp" or "adaptive" (per-packet spraying). "spray" is refused with a hint:
+// for collectives it is the old name of steered routing (sim::parse_routing),
+// so accepting it here as per-packet spraying would give one word two meanings.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<TrafficRouting> parse_traffic_routing(std::string_view text) {
   if (text == "ecmp") return TrafficRouting::kEcmp;
-  if (text == "adaptive" || text == "spray") return TrafficRouting::kAdaptive;
-  return invalid_field("routing", text,
-                       "traffic routing is ecmp or adaptive (spray: the same, per-packet "
-                       "spraying)");
+  if (text == "adaptive") return TrafficRouting::kAdaptive;
+  if (text == "spray")
+    return invalid_field("routing", text,
+                         "traffic routing is ecmp or adaptive; for per-packet spraying use "
+                         "adaptive (spray names steered QPs for collectives)");
+  return invalid_field("routing", text, "traffic routing is ecmp or adaptive");
 }
 
 inline constexpr int32_t kMaxTrafficQps = 256;
