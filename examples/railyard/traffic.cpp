@@ -70,7 +70,8 @@ Outcome run_simulate_traffic(const Invocation& inv) {
   const Flags& flags = inv.flags;
   // Flags of the collective mode do not apply to a traffic matrix.
   for (std::string_view flag :
-       {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "down", "svg"})
+       {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "chunk", "hash",
+        "down", "svg"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, false, "does not apply with --traffic or --generate"));
   if (flags.given("traffic") && flags.given("generate"))
     return usage_error("simulate: give --traffic FILE or --generate KIND, not both");
@@ -102,6 +103,7 @@ Outcome run_simulate_traffic(const Invocation& inv) {
     options.routing = *routing;
   }
   options.seed = flags.uint64("seed");
+  RAILYARD_ASSIGN_OR_RETURN(options.latency, load_latency(flags));
   options.queueing.enabled = flags.boolean("queueing");
   options.count_ack = flags.boolean("count-ack");
   const int32_t mtu = flags.int32("mtu");
@@ -115,6 +117,7 @@ Outcome run_simulate_traffic(const Invocation& inv) {
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, options.queueing.enabled,
                                        "applies only with the queueing correction (not with --noqueueing)"));
 
+  RAILYARD_RETURN_IF_ERROR(check_output_flag(flags, "flows-out"));
   const topology::Cluster cluster{d, topology::materialize(d)};
   auto report = sim::simulate_traffic(cluster, flows, options);
   if (!report.ok()) return usage_error(str_cat("simulate: ", message_of(report.status())));
