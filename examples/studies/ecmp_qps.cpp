@@ -219,20 +219,21 @@ int main() {
   }
   // The figures README.md and examples/README.md quote, deployable routings:
   // ECMP with one QP 34 % (8 uplinks) down to 20 % (128), within 0.02; one
-  // steered QP per uplink and per-packet adaptive routing 100 %, within 1 %;
-  // 16 steered QPs 73 % on 32 uplinks and 59 % on 128, within 0.02.
+  // steered QP per uplink and per-packet adaptive routing 96 %, within 0.01
+  // (the links are full; the rest is pipeline fill, docs/models.md#pipelining);
+  // 16 steered QPs 71 % on 32 uplinks and 58 % on 128, within 0.02.
   claim.check(std::abs(rows.front().ecmp[0] - 0.34) <= 0.02 &&
                   std::abs(rows.back().ecmp[0] - 0.20) <= 0.02,
               study::fmt("ECMP 1-QP efficiency %.3f (8 uplinks) / %.3f (128) is not the quoted "
                          "0.34 / 0.20 within 0.02",
                          rows.front().ecmp[0], rows.back().ecmp[0]));
   for (const Row& r : rows)
-    claim.check(r.spray_all >= 0.99 && r.adaptive >= 0.99,
-                study::fmt("U=%d: steered U QPs %.3f or adaptive %.3f below the quoted 100%% - 1%%",
+    claim.check(std::abs(r.spray_all - 0.96) <= 0.01 && std::abs(r.adaptive - 0.96) <= 0.01,
+                study::fmt("U=%d: steered U QPs %.3f or adaptive %.3f not the quoted 0.96 within 0.01",
                            r.up, r.spray_all, r.adaptive));
-  claim.check(std::abs(rows[2].spray16 - 0.73) <= 0.02 && std::abs(rows.back().spray16 - 0.59) <= 0.02,
-              study::fmt("16 steered QPs %.3f (32 uplinks) / %.3f (128) are not the quoted 0.73 / "
-                         "0.59 within 0.02",
+  claim.check(std::abs(rows[2].spray16 - 0.71) <= 0.02 && std::abs(rows.back().spray16 - 0.58) <= 0.02,
+              study::fmt("16 steered QPs %.3f (32 uplinks) / %.3f (128) are not the quoted 0.71 / "
+                         "0.58 within 0.02",
                          rows[2].spray16, rows.back().spray16));
   claim.check(rows.front().ecmp[0] > rows.back().ecmp[0],
               study::fmt("ECMP 1-QP efficiency does not fall from 8 to 128 uplinks: %.3f -> %.3f",

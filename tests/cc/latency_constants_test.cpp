@@ -39,6 +39,9 @@ Timed ring(const std::string& spec, const Groups& groups, const LatencyModel& m,
   railyard::sim::CollectiveSimOptions o;
   o.latency = m;
   o.channels = 1;
+  // The per-step model (every step alpha + transfer): the closed forms below
+  // count steps; how steps pipeline is checked in sim/pipelining_validation_test.
+  o.pipeline.enabled = false;
   auto r = railyard::sim::simulate_collective(*cluster, groups, Collective::kAllReduce, bytes, o);
   REQUIRE_MESSAGE(r.ok(), r.status().message());
   return {r->latency_us, r->time_us, r->steps};

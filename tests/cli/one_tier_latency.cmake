@@ -6,16 +6,18 @@
 #   rail_only:hosts=64,tiers=1: one SU of 64 hosts, one 64-port switch per rail:
 #     8 switches, 512 host ports, no uplinks, no spine.
 #   tor_fat_tree:hosts=8,tiers=1: one switch for all 8 x 8 = 64 NICs.
-#   Ring all-reduce of 2 ranks on two hosts under one switch: 2 steps, each
+#   Ring all-reduce of 2 ranks on two hosts under one switch, unpipelined
+#     (--chunk off: every step alpha + transfer, docs/models.md#pipelining): 2 steps, each
 #     cable 2 x 30 m x 5 ns/m = 300 ns + 1 switch + 2 NICs: 2 x (300 + 600 +
 #     2 x 500) = 3800 ns at the defaults; --switch-ns 0: 2 x 1300 = 2.6 us;
 #     --switch-ns 1000 --nic-ns 100: 2 x (300 + 1000 + 200) = 3.0 us;
 #     host_leaf_m=100: 2 x (1000 + 600 + 1000) = 5.2 us.
 #   plan, job tp=8,dp=4 on rail_only:hosts=64,tiers=1: the dp all-reduce is 8
 #     rings of 4 hosts on their own rail switch, at the bound 2(n-1)/n S / 400 Gb/s
-#     = 1.5 x 2^30 B / 50000 B/us = 32212.255 us, plus 6 steps x (300 + switch +
-#     2 NIC) ns: 32214.055 us with --switch-ns 0 --nic-ns 0, 32223.055 us with
-#     --switch-ns 1000 --nic-ns 250.
+#     = 1.5 x 2^30 B / 50000 B/us = 32212.255 us, pipelined in 2 MiB chunks: 2^30 /
+#     (4 ranks x 2 MiB) = 128 loops, each paying one hop of fill, (300 + switch +
+#     2 NIC) ns: 32212.255 + 128 x 0.3 = 32250.655 us with --switch-ns 0 --nic-ns 0,
+#     32212.255 + 128 x 1.8 = 32442.655 us with --switch-ns 1000 --nic-ns 250.
 #   cc, same switch, --switch-ns 0 --nic-ns 0: RTT 2 x (300 ns + one 4158 B
 #     frame at 50000 B/us = 83.16 ns) = 0.766 us.
 
@@ -50,8 +52,8 @@ railyard_cli_error_test(
   STDERR_REGEX "--dst=5:1: dst.nic=1: no network path from src.nic=0 on a rail_only fabric")
 railyard_add_cli_test(
   NAME one_tier.simulate_latency_default
-  ARGS simulate --cluster ${_pair} --job dp=2 --collective allreduce --bytes 1MiB
-  STDOUT_REGEX "routing planned" "2 steps" "latency 3.8 us")
+  ARGS simulate --cluster ${_pair} --job dp=2 --collective allreduce --bytes 1MiB --chunk off
+  STDOUT_REGEX "routing ecmp" "2 steps" "latency 3.8 us")
 railyard_add_cli_test(
   NAME one_tier.simulate_ecmp
   ARGS simulate --cluster ${_one} --job tp=8,dp=8 --collective allreduce --bytes 1GiB
@@ -60,26 +62,27 @@ railyard_add_cli_test(
 railyard_add_cli_test(
   NAME latency.simulate_switch_ns
   ARGS simulate --cluster ${_pair} --job dp=2 --collective allreduce --bytes 1MiB --switch-ns 0
+       --chunk off
   STDOUT_REGEX "latency 2.6 us")
 railyard_add_cli_test(
   NAME latency.simulate_switch_and_nic_ns
   ARGS simulate --cluster ${_pair} --job dp=2 --collective allreduce --bytes 1MiB
-       --switch-ns 1000 --nic-ns 100 --nvswitch-ns 0
+       --switch-ns 1000 --nic-ns 100 --nvswitch-ns 0 --chunk off
   STDOUT_REGEX "latency 3.0 us")
 railyard_add_cli_test(
   NAME latency.simulate_cable_key
   ARGS simulate --cluster ${_pair},host_leaf_m=100 --job dp=2 --collective allreduce
-       --bytes 1MiB
+       --bytes 1MiB --chunk off
   STDOUT_REGEX "latency 5.2 us")
 railyard_add_cli_test(
   NAME latency.plan_constants
   ARGS plan --cluster ${_one} --jobs a:tp=8,dp=4 --json --switch-ns 0 --nic-ns 0
-  STDOUT_REGEX "\"naive\": .\n +\"time_us\": 32214.055,"
-               "\"railyard\": .\n +\"time_us\": 32214.055,")
+  STDOUT_REGEX "\"naive\": .\n +\"time_us\": 32250.655,"
+               "\"railyard\": .\n +\"time_us\": 32250.655,")
 railyard_add_cli_test(
   NAME latency.plan_constants_moved
   ARGS plan --cluster ${_one} --jobs a:tp=8,dp=4 --json --switch-ns 1000 --nic-ns 250
-  STDOUT_REGEX "\"railyard\": .\n +\"time_us\": 32223.055,")
+  STDOUT_REGEX "\"railyard\": .\n +\"time_us\": 32442.655,")
 railyard_add_cli_test(
   NAME latency.cc_rtt
   ARGS cc --cluster ${_one} --switch-ns 0 --nic-ns 0
