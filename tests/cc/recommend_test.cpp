@@ -39,7 +39,8 @@ TEST_CASE("cc recommend: never worse than the vendor defaults on 240 random fabr
     return values[std::uniform_int_distribution<size_t>(0, sizeof...(options) - 1)(rng)];
   };
   int32_t dominated = 0, cases = 0;
-  for (int k = 0; k < railyard::testing::cases(240); ++k) {
+  const int total = railyard::testing::cases(240);
+  for (int k = 0; k < total; ++k) {
     const int32_t gbps = pick(100, 200, 400);
     const int32_t tiers = pick(2, 2, 3);
     const std::string spec =
@@ -93,6 +94,7 @@ TEST_CASE("cc recommend: never worse than the vendor defaults on 240 random fabr
     CHECK((s->recommended == 0) == !any);
     dominated += any ? 1 : 0;
   }
-  CHECK(cases >= 200);
+  // Most draws give a searchable plan (a buffer below one BDP is refused).
+  CHECK(cases >= total * 5 / 6);
   MESSAGE("cases: ", cases, ", where a candidate beat the defaults: ", dominated);
 }

@@ -408,8 +408,11 @@ std::optional<topology::Route> adaptive_link_weights(
     runs.swap(next);
   }
   const size_t first = out.size();
-  for (size_t i = 0; i < alive.size(); ++i)
-    for (LinkId l : f.route_links(a, b, alive[i]).view()) out.push_back({l.value(), share[i]});
+  for (size_t i = 0; i < alive.size(); ++i) {
+    // The path must outlive the loop: view() is a span into it.
+    const topology::Path path = f.route_links(a, b, alive[i]);
+    for (LinkId l : path.view()) out.push_back({l.value(), share[i]});
+  }
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   size_t w = first;
   for (size_t i = first; i < out.size(); ++i) {
@@ -681,8 +684,8 @@ RAILYARD_LAZY
       step.add_multipath(links, weights, adaptive_bytes[i]);
       links.clear();
       for (LinkId l : x.prefix) links.push_back(l.value());
-      for (LinkId l : f.route_links(x.src, x.dst, adaptive_route[c]).view())
-        links.push_back(l.value());
+      const topology::Path first_path = f.route_links(x.src, x.dst, adaptive_route[c]);
+      for (LinkId l : first_path.view()) links.push_back(l.value());
       links.push_back(x.last.value());
       const double first_route_us = collective::flow_latency_us(f, links, options.latency);
       alpha = std::max(alpha, first_route_us);
