@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -86,7 +87,13 @@ constexpr std::pair<std::string_view, int32_t ClusterSpec::*> kIntegerKeys[] = {
     {"scale_up", &ClusterSpec::scale_up},
     {"nvlink_gbps", &ClusterSpec::nvlink_gbps},
     {"planes", &ClusterSpec::planes},
+    {"host_leaf_m", &ClusterSpec::host_leaf_m},
+    {"leaf_spine_m", &ClusterSpec::leaf_spine_m},
+    {"spine_core_m", &ClusterSpec::spine_core_m},
 };
+// The documented GPU and CPU names, in the enums' order (docs/cluster-spec.md#keys).
+constexpr std::string_view kGpuNames[] = {"h100", "h200", "b200", "b300", "gb200", "gb300", "a100"};
+constexpr std::string_view kCpuNames[] = {"intel", "amd", "grace"};
 constexpr std::pair<std::string_view, Ratio ClusterSpec::*> kRatioKeys[] = {
     {"oversub", &ClusterSpec::oversub},
     {"pod_oversub", &ClusterSpec::pod_oversub},
@@ -147,9 +154,23 @@ void check_values_as_written(std::string_view text, const ClusterSpec& spec) {
                                                 : railyard::topology::SwitchLayout::kReference;
         known = true;
       }
+      for (size_t i = 0; i < std::size(kGpuNames); ++i)
+        if (key == "gpu" && value == kGpuNames[i]) {
+          expected.gpu = static_cast<railyard::topology::GpuModel>(i);
+          known = true;
+        }
+      for (size_t i = 0; i < std::size(kCpuNames); ++i)
+        if (key == "cpu" && value == kCpuNames[i]) {
+          expected.cpu = static_cast<railyard::topology::CpuModel>(i);
+          known = true;
+        }
       RAILYARD_FUZZ_CHECK(known, "only documented keys are accepted");
     }
   RAILYARD_FUZZ_CHECK(keys.count("hosts") == 1, "hosts is required");
+  // A Grace superchip's CPU is Grace unless written (and only Grace is accepted).
+  if (keys.count("cpu") == 0 && (expected.gpu == railyard::topology::GpuModel::kGb200 ||
+                                 expected.gpu == railyard::topology::GpuModel::kGb300))
+    expected.cpu = railyard::topology::CpuModel::kGrace;
   if (keys.count("scale_up") == 0) expected.scale_up = expected.gpus_per_host;
   RAILYARD_FUZZ_CHECK(spec == expected, "the spec holds the values written, defaults elsewhere");
 }
