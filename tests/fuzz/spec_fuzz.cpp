@@ -172,6 +172,8 @@ void check_values_as_written(std::string_view text, const ClusterSpec& spec) {
                                  expected.gpu == railyard::topology::GpuModel::kGb300))
     expected.cpu = railyard::topology::CpuModel::kGrace;
   if (keys.count("scale_up") == 0) expected.scale_up = expected.gpus_per_host;
+  // A one-tier cluster is one SU: hosts_per_su defaults to hosts.
+  if (keys.count("hosts_per_su") == 0 && expected.tiers == 1) expected.hosts_per_su = expected.hosts;
   RAILYARD_FUZZ_CHECK(spec == expected, "the spec holds the values written, defaults elsewhere");
 }
 
