@@ -11,8 +11,10 @@
 //       .transfer_us = 5360.0, .alpha_us = 1.9, .mean_transfer_us = 5360.0,
 //       .mean_alpha_us = 1.9};   // every hop alike
 //   double t = railyard::collective::ring_stage_us(ring, pm);
-//   // tree: 2H hops on the critical chain
-//   double u = railyard::collective::tree_stage_us(147, 20, 900.0, 1.9, pm);
+//   // tree: 64 chunks per tree, height 5, busiest link 2,684 us, a chunk 10.5 us
+//   double u = railyard::collective::tree_stage_us(
+//       {.steps = 73, .height = 5, .chunks = 64, .busiest_us = 2684.4,
+//        .chunk_us = 10.49, .alpha_us = 1.9, .transfer_us = 3023.4}, pm);
 //   // stages pipelined by chunk, sharing links: max(stage, shared) + rest / Q
 //   double h = railyard::collective::overlapped_us(stage_times, busiest_link_us, 64);
 //
@@ -157,17 +159,57 @@ struct RingStage {
   return l * ((k - 1) * per_step + s * t_max + r.alpha_us);
 }
 
-// A tree stage: its schedule's steps already pipeline the pieces (a node sends
-// piece p up once its children have, and the broadcast down runs at once on
-// earlier pieces: runTreeSplit, src/device/all_reduce.h, gives reduce and
-// broadcast their own threads). A piece's latency is exposed only along the
-// critical chain of `chain_hops` hops (leaf to root and back, 2H); every other
-// hop's latency overlaps the pieces behind it: transfer + chain_hops · alpha.
-[[nodiscard]] inline double tree_stage_us(int64_t steps, int64_t chain_hops, double transfer_us,
-                                          double alpha_us, const PipelineModel& m) {
-  if (steps <= 0) return 0;
-  if (!m.enabled) return static_cast<double>(steps) * alpha_us + transfer_us;
-  return transfer_us + static_cast<double>(std::min(steps, chain_hops)) * alpha_us;
+// A tree stage: NCCL's double binary tree all-reduce (runTreeSplit,
+// src/device/all_reduce.h). Each tree carries half the data in chunks of one
+// slot (calcCollChunking, src/enqueue.cc: chunkSteps = sliceSteps = 1 for
+// non-ring algorithms, so 512 KiB); a non-root node reduces chunk c up once
+// its children's chunk c has arrived and, in its own threads at the same
+// time, forwards chunk c down once its parent's has; a slot's credit returns
+// when the receiver has forwarded it.
+struct TreeStage {
+  int64_t steps = 0;        // the schedule's steps (the unpipelined rule)
+  int64_t height = 0;       // H: the tallest tree's root-to-leaf hops
+  int64_t chunks = 0;       // P: NCCL chunks per tree (tree_chunks)
+  double busiest_us = 0;    // the busiest link's bytes over the stage / its capacity
+  double chunk_us = 0;      // t: one chunk over that link alone
+  double alpha_us = 0;      // the longest hop latency
+  double transfer_us = 0;   // the steps' transfer times, summed (unpipelined)
+};
+
+// Chunks per tree of a `bytes` all-reduce: each tree carries bytes / 2.
+[[nodiscard]] inline int64_t tree_chunks(double bytes, const PipelineModel& m) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(bytes / 2 / m.step_bytes())));
+}
+// Bytes of one tree chunk (a tree's whole half when that is smaller).
+[[nodiscard]] inline double tree_chunk_bytes(double bytes, const PipelineModel& m) {
+  return std::min(m.step_bytes(), bytes / 2);
+}
+
+// Pipelined, a tree stage costs the larger of two paths:
+//   drain  busiest + (H - 1) · alpha + 2 (H - 2) · t
+//          the busiest link works throughout; when its node (next to the root)
+//          has sent its last chunk down, that chunk descends the H - 1 hops
+//          left, and each of the H - 2 levels above the leaves forwards it to
+//          two children, 2 t (the node's NIC serves both connections at once);
+//   chain  2H · alpha + (3H - 1) · t + (P - 1) · 3t
+//          the first chunk up H hops (t each) and down H (t from the root to
+//          its one child, 2 t at each level below), then each further chunk
+//          three sends (one up, two down) at the node forwarding it, whose
+//          other tree's sends (it is a leaf there) went out ahead.
+// The chain wins for few chunks (at one chunk it is the whole time), the
+// drain once the busiest link has more to send than the chain's fill. Both
+// were read off a chunk-level reference and hold within 2.5 % from 8 chunks
+// on (docs/latency-validation.md#tree).
+[[nodiscard]] inline double tree_stage_us(const TreeStage& s, const PipelineModel& m) {
+  if (s.steps <= 0) return 0;
+  if (!m.enabled) return static_cast<double>(s.steps) * s.alpha_us + s.transfer_us;
+  const auto h = static_cast<double>(s.height);
+  const double t = s.chunk_us;
+  const double drain = s.busiest_us + std::max(0.0, h - 1) * s.alpha_us +
+                       2 * std::max(0.0, h - 2) * t;
+  const double chain = 2 * h * s.alpha_us + (3 * h - 1) * t +
+                       static_cast<double>(std::max<int64_t>(0, s.chunks - 1)) * 3 * t;
+  return std::max(drain, chain);
 }
 
 // Stages that process the same data chunk by chunk (`chunks` = Q pieces: stage

@@ -70,8 +70,8 @@
 // Steps compose into stages (a ring; a tree's up-and-down wavefront; the three
 // phases of the hierarchical all-reduce; all-to-all steps) timed by
 // collective/pipelining.hpp as NCCL's Simple protocol pipelines them: a ring stage
-// by its chunk/slice recurrence, a tree by transfer + alpha along its critical
-// chain, the hierarchical phases overlapped piece by piece (Q pieces of the data,
+// by its chunk/slice recurrence, a tree by its busiest link's load plus the
+// drain of its last chunk, or its first chunk's chain when that is longer, the hierarchical phases overlapped piece by piece (Q pieces of the data,
 // each phase running at least Q loops; Q is the power of two up to S / (g · chunk)
 // that gives the shortest time, as NCCL's calcCollChunking shrinks chunks for
 // pipeline depth; the busiest link's bytes over all phases bound the overlap;
@@ -154,7 +154,11 @@ struct CollectiveSimOptions {
   // advisor's consecutive ports, and the QPs land where the hash puts them.
   const routing::HashModel* switch_hash = nullptr;
   int32_t channels = 0;     // rings; 0 = one per NIC the group can use (traffic.hpp)
-  int32_t tree_pieces = 0;  // pieces per tree; 0 = automatic (traffic.hpp)
+  // Pieces per tree the schedule is simulated in; 0 = automatic (traffic.hpp).
+  // A granularity of the simulation: the pipelined tree's time follows NCCL's
+  // 512 KiB chunks whatever it is (collective/pipelining.hpp); the unpipelined
+  // model moves each piece a step per hop.
+  int32_t tree_pieces = 0;
   bool pxn = true;          // forward over NVLink to the destination's rail
   LatencyModel latency;
   collective::PipelineModel pipeline;  // chunking (collective/pipelining.hpp)
@@ -177,10 +181,11 @@ struct PhaseTiming {
   std::string name;          // e.g. "ring", "inter-host all-reduce"
   int64_t steps = 0;
   double alpha_us = 0;       // per-hop latency (slowest flow + step overhead)
-  double transfer_us = 0;    // simulated transfer time summed over the steps
-  double latency_us = 0;     // exposed latency: time_us - transfer_us
+  double transfer_us = 0;    // simulated transfer time summed over the steps (a pipelined
+                             // tree: its busiest link's bytes / capacity)
+  double latency_us = 0;     // exposed latency (and fill): time_us - transfer_us
   double time_us = 0;        // the stage alone, pipelined
-  double unpipelined_us = 0; // steps · alpha + transfer_us
+  double unpipelined_us = 0; // steps · alpha + the steps' transfer times
   double saved_us = 0;       // unpipelined_us - time_us
 };
 
@@ -730,9 +735,20 @@ RAILYARD_LAZY
   // Stages, pipelined (collective/pipelining.hpp).
   {
     const collective::PipelineModel& pm = options.pipeline;
-    // The tree's critical chain: its steps minus the pieces behind the first.
+    // The tree's height: its steps are 2H plus the pieces behind the first.
     const int64_t tree_pieces =
         options.tree_pieces > 0 ? options.tree_pieces : collective::auto_tree_pieces(bytes);
+    // The tree's busiest link (its bytes over the whole stage) and a chunk on it.
+    double tree_busiest_us = 0, tree_chunk_us = 0;
+    if (options.algorithm == collective::Algorithm::kDoubleBinaryTree)
+      for (size_t l = 0; l < caps.size(); ++l) {
+        if (link_bytes[l] <= 0 || caps[l] <= 0) continue;
+        const double rate = caps[l] * kBytesPerUsPerGbps;
+        if (link_bytes[l] / rate > tree_busiest_us) {
+          tree_busiest_us = link_bytes[l] / rate;
+          tree_chunk_us = collective::tree_chunk_bytes(static_cast<double>(bytes), pm) / rate;
+        }
+      }
     auto stage_us = [&](const detail::Stage& s, double transfer, double mean_transfer,
                         int64_t min_loops) {
       if (!pm.enabled) return s.latency_sum_us + transfer;  // each step its own alpha
@@ -743,8 +759,11 @@ RAILYARD_LAZY
                s.mean_alpha_sum_us / static_cast<double>(s.steps), min_loops},
               pm);
         case detail::StageRule::kTree:
-          return collective::tree_stage_us(s.steps, s.steps - tree_pieces + 1, transfer,
-                                           s.alpha_us, pm);
+          return collective::tree_stage_us(
+              {s.steps, (s.steps - tree_pieces + 1) / 2,
+               collective::tree_chunks(static_cast<double>(bytes), pm), tree_busiest_us,
+               tree_chunk_us, s.alpha_us, transfer},
+              pm);
         case detail::StageRule::kSteps:
           break;
       }
@@ -795,7 +814,10 @@ RAILYARD_LAZY
       p.name = s.name;
       p.steps = s.steps;
       p.alpha_us = s.alpha_us;
-      p.transfer_us = s.transfer_us;
+      // A pipelined tree's chunks flow at its busiest link's pace: that is its
+      // transfer; the rest is fill and drain.
+      p.transfer_us =
+          s.rule == detail::StageRule::kTree && pm.enabled ? tree_busiest_us : s.transfer_us;
       p.time_us = stage_us(s, s.transfer_us, s.mean_transfer_us, pieces);
       p.latency_us = p.time_us - p.transfer_us;
       p.unpipelined_us = s.latency_sum_us + s.transfer_us;
