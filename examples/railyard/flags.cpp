@@ -58,7 +58,8 @@ constexpr std::array<FlagSpec, 57> kFlagTable = {{
      "spray, simulate --routing ecmp or steered: the switches' ECMP hash: crc32, crc32c (5-tuple "
      "CRC with per-switch seeds), qp (also hashes the destination QP), random (unknown hash: "
      "expected statistics only) or table:FILE (measured 'kind switch sport uplink' lines). "
-     "simulate's default: random for ecmp, crc32 for steered.",
+     "simulate's default (collectives and --traffic/--generate): random for ecmp, crc32 for "
+     "steered.",
      "--hash qp"},
     {"down", K::kText, "LINKS", "",
      "spray, simulate: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
@@ -200,7 +201,8 @@ constexpr std::array<FlagSpec, 57> kFlagTable = {{
      "spraying / adaptive routing, each flow split per hop over the working equal-cost ports, as "
      "Spectrum-X or UEC switches do). Not deployable: planned "
      "(a centralized least-loaded assignment per step: an upper bound). With --traffic/--generate: "
-     "ecmp (the default) or adaptive.",
+     "ecmp (the default), steered (each flow one connection, its qps column or --qps the QP "
+     "budget) or adaptive.",
      "--routing ecmp"},
     {"channels", K::kInt, "C", "0",
      "simulate: ring channels per group, 0..64; 0 = one per NIC the group can use.",

@@ -145,14 +145,15 @@ const Subcommand kSimulate{
     "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE] "
     "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] | "
     "(--traffic FILE | --generate KIND [--bytes SIZE] [--qps K]) [--cluster SPEC] "
-    "[--routing ecmp|adaptive] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "
+    "[--routing ecmp|steered|adaptive] [--hash MODEL] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "
     "[--count-ack] [--flows-out FILE] [--json]",
     "time a collective on the job's GPUs (simulated vs bound, busbw, link utilization), or a "
     "traffic matrix (per-flow completion times)",
     "With --traffic FILE (rows src,dst,bytes[,start_us][,qps]) or --generate "
     "permutation[:SEED]|incast:N|uniform:N[:SEED]|alltoall, simulate times a traffic matrix "
-    "instead of a collective: ECMP per QP or per-packet spraying (--routing adaptive), start "
-    "times, the queueing correction, and FCT mean/p50/p99/max (docs/cli.md#simulate-traffic).",
+    "instead of a collective: ECMP per QP, the path advisor's steered QPs per flow (--routing "
+    "steered) or per-packet spraying (--routing adaptive), start times, the queueing "
+    "correction, and FCT mean/p50/p99/max (docs/cli.md#simulate-traffic).",
     kSimulateFlags,
     &run_simulate};
 

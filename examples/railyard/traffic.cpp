@@ -1,5 +1,6 @@
 // railyard simulate --traffic / --generate — a traffic matrix on a cluster,
 // timed by the flow simulator (sim/traffic_sim.hpp): per-flow completion times.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "inputs.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/report/traffic_report.hpp"
+#include "railyard/routing/hash.hpp"
 #include "railyard/sim/traffic_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 #include "traffic.hpp"
@@ -70,8 +72,8 @@ Outcome run_simulate_traffic(const Invocation& inv) {
   const Flags& flags = inv.flags;
   // Flags of the collective mode do not apply to a traffic matrix.
   for (std::string_view flag :
-       {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "chunk", "hash",
-        "down", "svg"})
+       {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "chunk", "down",
+        "svg"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, false, "does not apply with --traffic or --generate"));
   if (flags.given("traffic") && flags.given("generate"))
     return usage_error("simulate: give --traffic FILE or --generate KIND, not both");
@@ -103,6 +105,17 @@ Outcome run_simulate_traffic(const Invocation& inv) {
     options.routing = *routing;
   }
   options.seed = flags.uint64("seed");
+  // The switches' hash decides ecmp's and steered's paths; adaptive hashes nothing.
+  RAILYARD_RETURN_IF_ERROR(only_with(inv, "hash", options.routing != sim::TrafficRouting::kAdaptive,
+                                     "applies only with --routing ecmp or steered (adaptive "
+                                     "sprays every packet and uses no hash)"));
+  std::unique_ptr<routing::HashModel> hash;
+  if (flags.given("hash")) {
+    auto model = routing::parse_hash_model("hash", flags.text("hash"), options.seed);
+    if (!model.ok()) return flag_error(flags, "hash", model.status());
+    hash = *std::move(model);
+  }
+  options.switch_hash = hash.get();
   RAILYARD_ASSIGN_OR_RETURN(options.latency, load_latency(flags));
   options.queueing.enabled = flags.boolean("queueing");
   options.count_ack = flags.boolean("count-ack");

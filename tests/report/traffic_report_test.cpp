@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "railyard/core/strings.hpp"
+#include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
 
 TEST_CASE("traffic report: per-flow CSV and JSON, text summary") {
@@ -51,4 +52,41 @@ TEST_CASE("traffic report: per-flow CSV and JSON, text summary") {
   CHECK(text.find("traffic: 2 flows (2 simulator flows), routing ecmp (seed 1)\n") == 0);
   CHECK(text.find("queueing: off") != std::string::npos);
   CHECK(text.find(railyard::str_cat("max ", railyard::fixed(r->max_fct_us, 3))) != std::string::npos);
+}
+
+TEST_CASE("traffic report: steered names its hash, and says when it cannot steer") {
+  auto c = railyard::topology::make_cluster(
+      "rail_fat_tree:hosts=16,gpus_per_host=1,nics_per_host=1,nic_gbps=100,hosts_per_su=2,"
+      "switch_radix=4,tiers=3,sus_per_pod=2");
+  REQUIRE(c.ok());
+  using railyard::GpuEndpoint;
+  const std::vector<railyard::sim::TrafficFlow> flows = {
+      {GpuEndpoint{railyard::HostId{1}, railyard::GpuIndex{0}},
+       GpuEndpoint{railyard::HostId{9}, railyard::GpuIndex{0}}, 125000, 0.0, 2}};
+  railyard::sim::TrafficSimOptions o;
+  o.routing = railyard::sim::TrafficRouting::kSteered;
+  o.seed = 3;
+  auto r = railyard::sim::simulate_traffic(*c, flows, o);
+  REQUIRE(r.ok());
+  CHECK(railyard::report::traffic_text(flows, *r, o)
+            .find("traffic: 1 flows (2 simulator flows), routing steered (hash crc32, seed 3)\n") == 0);
+  std::string json = railyard::report::traffic_json(flows, *r, o, 0);
+  CHECK(json.find("\"routing\":\"steered\",\"hash_model\":\"crc32\",\"steerable\":true,") !=
+        std::string::npos);
+  const railyard::routing::UniformRandomHash unknown(3);
+  o.switch_hash = &unknown;
+  r = railyard::sim::simulate_traffic(*c, flows, o);
+  REQUIRE(r.ok());
+  CHECK(railyard::report::traffic_text(flows, *r, o)
+            .find("routing steered (hash random: not steerable, QPs land where it puts them; "
+                  "seed 3)\n") != std::string::npos);
+  json = railyard::report::traffic_json(flows, *r, o, 0);
+  CHECK(json.find("\"hash_model\":\"random\",\"steerable\":false,") != std::string::npos);
+  // Adaptive hashes nothing: no hash in the report.
+  o.routing = railyard::sim::TrafficRouting::kAdaptive;
+  o.switch_hash = nullptr;
+  r = railyard::sim::simulate_traffic(*c, flows, o);
+  REQUIRE(r.ok());
+  CHECK(railyard::report::traffic_text(flows, *r, o).find("routing adaptive\n") != std::string::npos);
+  CHECK(railyard::report::traffic_json(flows, *r, o, 0).find("hash_model") == std::string::npos);
 }

@@ -1,15 +1,19 @@
 // Traffic matrices: the file format and its errors, the generators, the
-// multipath (per-hop spraying) rule, and closed-form FCTs on small fat trees.
+// multipath (per-hop spraying) rule, closed-form FCTs on small fat trees, and
+// steered routing against the path advisor's ports hashed hop by hop here.
 #include "railyard/sim/traffic_sim.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "railyard/routing/hash.hpp"
+#include "railyard/routing/spray.hpp"
 #include "railyard/topology/cluster.hpp"
 
 using railyard::GpuEndpoint;
@@ -261,4 +265,236 @@ TEST_CASE("traffic: start times and QPs") {
   auto bad = railyard::sim::simulate_traffic(c, t, o);
   REQUIRE_FALSE(bad.ok());
   CHECK(message(bad.status()).find("flow 0: dst=4:0") != std::string::npos);
+}
+
+namespace {
+
+using railyard::LinkId;
+using railyard::NicPort;
+using railyard::SwitchIndex;
+using railyard::topology::Fabric;
+
+// The network links (leaf-spine, spine-core) a QP with 5-tuple (a, b, sport,
+// dst_qp) crosses, recomputed hop by hop from the hash model and the fabric's
+// cables, independently of routing::ecmp_paths: the source leaf picks among
+// its uplinks in port order; if the spine reached has no cable down to the
+// destination leaf, that spine picks among its uplinks to the cores and the
+// core among its parallel cables down to the destination leaf's spine that it
+// reaches (in that spine's port order); finally the spine picks among its
+// parallel cables down to the destination leaf (in the leaf's port order). A
+// switch with one candidate makes no decision.
+std::vector<LinkId> hashed_network_links(const railyard::topology::Cluster& c,
+                                         const railyard::routing::HashModel& model, NicPort a,
+                                         NicPort b, uint16_t sport, uint32_t dst_qp) {
+  namespace rr = railyard::routing;
+  const auto& d = c.descriptor;
+  const Fabric& f = c.fabric;
+  const rr::FiveTuple t = rr::rocev2_tuple(d, a, b, sport, dst_qp);
+  const SwitchIndex la = d.leaf_of(a);
+  const SwitchIndex lb = d.leaf_of(b);
+  if (la == lb) return {};
+  auto pick = [&](rr::HopKind kind, int32_t sw, const std::vector<int32_t>& candidates) {
+    if (candidates.size() == 1) return candidates[0];
+    const int32_t k =
+        model.pick(rr::EcmpHop{kind, SwitchIndex{sw}, static_cast<int32_t>(candidates.size())}, t);
+    REQUIRE(k >= 0);
+    REQUIRE(k < static_cast<int32_t>(candidates.size()));
+    return candidates[static_cast<size_t>(k)];
+  };
+  const int32_t leaf_up = d.shape().leaf_up_ports;
+  std::vector<int32_t> ports;
+  for (int32_t j = 0; j < leaf_up; ++j) ports.push_back(j);
+  const LinkId up1 = f.leaf_uplink(la, pick(rr::HopKind::kSrcLeafUp, la.value(), ports));
+  std::vector<LinkId> out = {up1};
+  railyard::NodeId down_spine = f.dst(up1);
+  auto cables_to_leaf = [&](railyard::NodeId spine) {
+    std::vector<int32_t> jb;
+    for (int32_t j = 0; j < leaf_up; ++j)
+      if (f.dst(f.leaf_uplink(lb, j)) == spine) jb.push_back(j);
+    return jb;
+  };
+  if (cables_to_leaf(down_spine).empty()) {
+    const SwitchIndex sa{f.owner(down_spine)};
+    const int32_t spine_up = d.shape().spine_up_ports;
+    ports.clear();
+    for (int32_t k = 0; k < spine_up; ++k) ports.push_back(k);
+    const LinkId up2 = f.spine_uplink(sa, pick(rr::HopKind::kSrcSpineUp, sa.value(), ports));
+    out.push_back(up2);
+    const railyard::NodeId core = f.dst(up2);
+    // The destination leaf's spine that this core reaches.
+    bool found = false;
+    for (int32_t j = 0; j < leaf_up && !found; ++j) {
+      const railyard::NodeId spine = f.dst(f.leaf_uplink(lb, j));
+      const SwitchIndex sb{f.owner(spine)};
+      ports.clear();
+      for (int32_t k = 0; k < spine_up; ++k)
+        if (f.dst(f.spine_uplink(sb, k)) == core) ports.push_back(k);
+      if (ports.empty()) continue;
+      found = true;
+      const int32_t kb = pick(rr::HopKind::kCoreDown, f.owner(core), ports);
+      out.push_back(Fabric::reverse(f.spine_uplink(sb, kb)));
+      down_spine = spine;
+    }
+    REQUIRE(found);
+  }
+  const std::vector<int32_t> jb = cables_to_leaf(down_spine);
+  REQUIRE_FALSE(jb.empty());
+  out.push_back(
+      Fabric::reverse(f.leaf_uplink(lb, pick(rr::HopKind::kSpineDown, f.owner(down_spine), jb))));
+  return out;
+}
+
+bool network_tier(const Fabric& f, int32_t l) {
+  const auto tier = f.tier(LinkId{l});
+  return tier == railyard::topology::LinkTier::kLeafSpine ||
+         tier == railyard::topology::LinkTier::kSpineCore;
+}
+
+NicPort nic_of_host(int h) { return {HostId{h}, railyard::NicIndex{0}, railyard::PlaneId{0}}; }
+
+}  // namespace
+
+TEST_CASE("traffic: steered QPs take the hash's path for the advisor's source ports") {
+  // k=4 fat tree (3 tiers, 2 uplinks per leaf and per spine): flows across pods
+  // (every hop kind decides), within a pod, under one leaf, with several QP
+  // budgets, the budget above the uplinks included.
+  const auto c = make(fat_tree(4));
+  const std::vector<TrafficFlow> flows = {
+      {host(0), host(9), 1000000, 0.0, 1},  {host(1), host(14), 2000000, 0.0, 2},
+      {host(2), host(7), 3000000, 0.0, 4},  {host(5), host(3), 1500000, 0.0, 2},
+      {host(6), host(7), 500000, 0.0, 3},   {host(12), host(4), 4000000, 0.0, 2},
+      {host(15), host(0), 2500000, 10.0, 1}};
+  namespace rr = railyard::routing;
+  const rr::Crc5TupleHash crc(7);
+  const rr::QpAwareHash qp_aware(7);
+  const rr::UniformRandomHash unknown(7);
+  for (const rr::HashModel* model :
+       {static_cast<const rr::HashModel*>(&crc), static_cast<const rr::HashModel*>(&qp_aware),
+        static_cast<const rr::HashModel*>(&unknown)}) {
+    CAPTURE(model->name());
+    TrafficSimOptions o;
+    o.routing = TrafficRouting::kSteered;
+    o.switch_hash = model;
+    auto r = railyard::sim::simulate_traffic(c, flows, o);
+    REQUIRE(r.ok());
+    CHECK(r->hash_model == std::string(model->name()));
+    CHECK(r->steerable == model->steerable());
+    // The advisor's plan per flow (what a net plugin would be handed), its
+    // destination QPs numbered on from the previous flows' QPs, each QP's
+    // 5-tuple hashed here: bytes / k on every network link of its path.
+    std::vector<double> want(static_cast<size_t>(c.fabric.link_count()), 0.0);
+    uint32_t next_dst_qp = 0x100;
+    int64_t qp_count = 0;
+    for (size_t i = 0; i < flows.size(); ++i) {
+      const NicPort a = nic_of_host(flows[i].src.host.value());
+      const NicPort b = nic_of_host(flows[i].dst.host.value());
+      auto plan = rr::advised_plan(c.descriptor, c.fabric, a, b, flows[i].qps, *model, next_dst_qp);
+      REQUIRE(plan.ok());
+      const auto k = static_cast<int32_t>(plan->qp.size());
+      const bool same_leaf = c.descriptor.leaf_of(a) == c.descriptor.leaf_of(b);
+      CHECK(k == (same_leaf ? 1 : std::min(flows[i].qps, 2)));  // 2 uplinks per leaf
+      CHECK(r->flows[i].qps == k);
+      for (const rr::QpRoute& q : plan->qp)
+        for (LinkId l : hashed_network_links(c, *model, a, b, q.sport, q.dst_qpn))
+          want[static_cast<size_t>(l.value())] += static_cast<double>(flows[i].bytes) / k;
+      next_dst_qp += static_cast<uint32_t>(k);
+      qp_count += k;
+    }
+    CHECK(r->sim_flows == qp_count);
+    int32_t used = 0;
+    for (int32_t l = 0; l < c.fabric.link_count(); ++l) {
+      if (!network_tier(c.fabric, l)) continue;
+      CAPTURE(l);
+      CHECK(r->link_bytes[static_cast<size_t>(l)] ==
+            doctest::Approx(want[static_cast<size_t>(l)]).epsilon(1e-12));
+      used += want[static_cast<size_t>(l)] > 0;
+    }
+    CHECK(used > 0);
+  }
+}
+
+TEST_CASE("traffic: steered spreads a permutation's QPs over distinct uplinks — between ECMP and spraying") {
+  // The header's k=8 fat tree, a 2 MB permutation with 4 QPs per flow (= the 4
+  // uplinks of a leaf), queueing on (the defaults).
+  const auto c = make(fat_tree(8));
+  auto perm = railyard::sim::permutation_traffic(c.descriptor, 2000000, 1);
+  for (TrafficFlow& f : perm) f.qps = 4;
+  auto run = [&](TrafficRouting routing) {
+    TrafficSimOptions o;
+    o.routing = routing;
+    auto r = railyard::sim::simulate_traffic(c, perm, o);
+    REQUIRE(r.ok());
+    return *r;
+  };
+  const auto ecmp = run(TrafficRouting::kEcmp);
+  const auto steered = run(TrafficRouting::kSteered);
+  const auto adaptive = run(TrafficRouting::kAdaptive);
+  CHECK(steered.routing == TrafficRouting::kSteered);
+  CHECK(steered.hash_model == "crc32");
+  CHECK(steered.steerable);
+  MESSAGE("mean FCT us: ecmp ", ecmp.mean_fct_us, ", steered ", steered.mean_fct_us,
+          ", adaptive ", adaptive.mean_fct_us, " (its alone-time ideal ", adaptive.mean_ideal_us,
+          ")");
+  // Steering puts a flow's 4 QPs on the leaf's 4 distinct uplinks, which ECMP's
+  // independent draws do not; the spine-core hop can still collide, which
+  // per-packet spraying avoids. None beats the alone-time ideal.
+  CHECK(steered.mean_fct_us <= ecmp.mean_fct_us);
+  CHECK(steered.max_fct_us <= ecmp.max_fct_us);
+  CHECK(steered.mean_fct_us >= adaptive.mean_ideal_us);
+  CHECK(steered.mean_fct_us >= adaptive.mean_fct_us);
+
+  // Conservation: every flow completes after it starts, on the QPs the advisor
+  // gives it (4 when it leaves its leaf, 1 under one leaf); each NIC sends and
+  // receives one flow's 2 MB; a tier carries each flow that crosses it twice
+  // (up and down).
+  const auto& d = c.descriptor;
+  const auto& f = c.fabric;
+  REQUIRE(steered.flows.size() == perm.size());
+  double leaf_spine_want = 0, spine_core_want = 0;
+  int64_t qps_want = 0;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    const auto& x = steered.flows[i];
+    CHECK(std::isfinite(x.fct_us));
+    CHECK(x.fct_us > 0);
+    CHECK(x.fct_us >= x.ideal_us - 1e-9);
+    const NicPort a = nic_of_host(perm[i].src.host.value());
+    const NicPort b = nic_of_host(perm[i].dst.host.value());
+    const bool same_leaf = d.leaf_of(a) == d.leaf_of(b);
+    const bool cross_pod = d.pod_of_leaf(d.leaf_of(a)) != d.pod_of_leaf(d.leaf_of(b));
+    CHECK(x.qps == (same_leaf ? 1 : 4));
+    qps_want += x.qps;
+    CHECK(steered.link_bytes[static_cast<size_t>(f.host_uplink(a).value())] ==
+          doctest::Approx(2e6).epsilon(1e-12));
+    CHECK(steered.link_bytes[static_cast<size_t>(Fabric::reverse(f.host_uplink(b)).value())] ==
+          doctest::Approx(2e6).epsilon(1e-12));
+    if (!same_leaf) leaf_spine_want += 2 * 2e6;
+    if (cross_pod) spine_core_want += 2 * 2e6;
+  }
+  CHECK(steered.sim_flows == qps_want);
+  double leaf_spine = 0, spine_core = 0;
+  for (int32_t l = 0; l < f.link_count(); ++l) {
+    const auto tier = f.tier(LinkId{l});
+    if (tier == railyard::topology::LinkTier::kLeafSpine) leaf_spine += steered.link_bytes[static_cast<size_t>(l)];
+    if (tier == railyard::topology::LinkTier::kSpineCore) spine_core += steered.link_bytes[static_cast<size_t>(l)];
+  }
+  CHECK(leaf_spine == doctest::Approx(leaf_spine_want).epsilon(1e-12));
+  CHECK(spine_core == doctest::Approx(spine_core_want).epsilon(1e-12));
+  CHECK(spine_core > 0);
+}
+
+TEST_CASE("traffic: routing names — steered accepted, spray and planned refused") {
+  using railyard::sim::parse_traffic_routing;
+  CHECK(*parse_traffic_routing("ecmp") == TrafficRouting::kEcmp);
+  CHECK(*parse_traffic_routing("steered") == TrafficRouting::kSteered);
+  CHECK(*parse_traffic_routing("adaptive") == TrafficRouting::kAdaptive);
+  for (TrafficRouting r : {TrafficRouting::kEcmp, TrafficRouting::kSteered, TrafficRouting::kAdaptive})
+    CHECK(*parse_traffic_routing(railyard::sim::traffic_routing_name(r)) == r);
+  auto typo = parse_traffic_routing("steerd");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(message(typo.status()).find("routing=steerd") != std::string::npos);
+  CHECK(message(typo.status()).find("ecmp, steered or adaptive") != std::string::npos);
+  auto spray = parse_traffic_routing("spray");
+  REQUIRE_FALSE(spray.ok());
+  CHECK(message(spray.status()).find("routing=spray") != std::string::npos);
+  CHECK_FALSE(parse_traffic_routing("planned").ok());
 }

@@ -6,9 +6,13 @@
 //   std::string json = railyard::report::traffic_json(flows, *r, options);
 //   std::string csv  = railyard::report::traffic_flows_csv(flows, *r);
 //
-// Text: flows and simulator flows, routing, the queueing model's parameters,
+// Text: flows and simulator flows, routing (with the switches' hash and seed
+// for ecmp and steered: "ecmp (seed 1)" under the default random hash,
+// "steered (hash crc32, seed 1)", "steered (hash random: not steerable, QPs
+// land where it puts them; seed 1)"), the queueing model's parameters,
 // FCT mean/p50/p99/max, the ideal (alone) mean and the mean slowdown, the
-// makespan. JSON keys: flows, sim_flows, routing, seed, count_ack, queueing
+// makespan. JSON keys: flows, sim_flows, routing, hash_model (ecmp, steered),
+// steerable (steered), seed, count_ack, queueing
 // {enabled, mtu_bytes, standing_queue_bytes}, fct_us {mean, p50, p99, max},
 // mean_ideal_us, mean_slowdown, makespan_us, events. Per-flow dump, one row per
 // input flow in input order: flow, src, dst, bytes, start_us, fct_us,
@@ -18,6 +22,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
@@ -33,15 +38,28 @@ namespace detail {
 }
 }  // namespace detail
 
+// The routing as the text report names it (see the overview).
+RAILYARD_LAZY
+[[nodiscard]] std::string traffic_routing_text(const sim::TrafficReport& r,
+                                               const sim::TrafficSimOptions& o) {
+  const std::string_view name = sim::traffic_routing_name(r.routing);
+  if (r.hash_model.empty()) return std::string(name);
+  // ECMP under the default unknown-vendor hash keeps its short form.
+  if (r.routing == sim::TrafficRouting::kEcmp && r.hash_model == "random")
+    return str_cat(name, " (seed ", o.seed, ")");
+  const bool unsteered = r.routing == sim::TrafficRouting::kSteered && !r.steerable;
+  return str_cat(name, " (hash ", r.hash_model,
+                 unsteered ? ": not steerable, QPs land where it puts them; seed " : ", seed ",
+                 o.seed, ")");
+}
+
 RAILYARD_LAZY
 [[nodiscard]] std::string traffic_text(std::span<const sim::TrafficFlow> flows,
                                        const sim::TrafficReport& r,
                                        const sim::TrafficSimOptions& o) {
   std::string out;
   str_append(out, "traffic: ", flows.size(), " flows (", r.sim_flows, " simulator flows), routing ",
-             sim::traffic_routing_name(r.routing),
-             r.routing == sim::TrafficRouting::kEcmp ? str_cat(" (seed ", o.seed, ")") : "",
-             "\n");
+             traffic_routing_text(r, o), "\n");
   if (o.queueing.enabled)
     str_append(out, "queueing: M/D/1 per merged link, mtu ", fixed(o.queueing.mtu_bytes, 0),
                " B, standing queue ", fixed(o.queueing.standing_queue_bytes, 0), " B\n");
@@ -65,6 +83,8 @@ RAILYARD_LAZY
   w.key("flows").value(static_cast<int64_t>(flows.size()));
   w.key("sim_flows").value(r.sim_flows);
   w.key("routing").value(sim::traffic_routing_name(r.routing));
+  if (!r.hash_model.empty()) w.key("hash_model").value(r.hash_model);
+  if (r.routing == sim::TrafficRouting::kSteered) w.key("steerable").value(r.steerable);
   w.key("seed").value(static_cast<int64_t>(o.seed));
   w.key("count_ack").value(o.count_ack);
   w.key("queueing").begin_object();

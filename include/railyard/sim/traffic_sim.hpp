@@ -1,7 +1,8 @@
 // railyard/sim/traffic_sim.hpp — any traffic matrix on a cluster: flows with
-// sizes, start times and queue pairs, routed by ECMP or per-packet spraying
-// (adaptive routing), timed by the flow simulator with its queueing correction;
-// per-flow completion times and their statistics.
+// sizes, start times and queue pairs, routed by ECMP, by the path advisor's
+// steered QPs, or by per-packet spraying (adaptive routing), timed by the flow
+// simulator with its queueing correction; per-flow completion times and their
+// statistics.
 //
 //   auto cluster = railyard::topology::make_cluster(
 //       "rail_fat_tree:hosts=128,gpus_per_host=1,nics_per_host=1,nic_gbps=100,"
@@ -9,7 +10,7 @@
 //   auto flows = railyard::sim::permutation_traffic(cluster->descriptor, 2'000'000, 1);
 //   // or: auto flows = railyard::sim::parse_traffic(text, cluster->descriptor);
 //   railyard::sim::TrafficSimOptions o;
-//   o.routing = railyard::sim::TrafficRouting::kAdaptive;
+//   o.routing = railyard::sim::TrafficRouting::kAdaptive;  // or kSteered, kEcmp
 //   auto r = railyard::sim::simulate_traffic(*cluster, *flows, o);
 //   // r->mean_fct_us, r->p50_fct_us, r->p99_fct_us, r->max_fct_us, r->flows[i].fct_us
 //
@@ -23,10 +24,26 @@
 //
 // Routing (TrafficRouting):
 //   kEcmp      every QP is its own simulator flow of bytes/qps, hashed at each
-//              switch independently (routing::ecmp_paths with UniformRandomHash
-//              seeded by `seed`; QP q of the whole matrix has source port
+//              switch independently (routing::ecmp_paths under `switch_hash`,
+//              by default UniformRandomHash seeded by `seed`: an unknown vendor
+//              hash; QP q of the whole matrix has source port
 //              0xC000 + q mod 2^14 and destination QP 0x100 + q), as
 //              collective_sim.hpp does. One path per QP.
+//   kSteered   each flow is one connection between its source GPU's NIC and its
+//              destination GPU's NIC (after PXN forwarding, as for ECMP), and
+//              its QPs are what railyard's path advisor hands a net plugin for
+//              it: routing::advised_plan with budget `qps`, so k = min(qps,
+//              usable source-leaf uplinks) QPs (one when both NICs hang off one
+//              leaf), destination QPs from 0x100 + q (q = the flow's first QP in
+//              the matrix's numbering above), under `switch_hash` (default
+//              Crc5TupleHash(seed), the advisor's crc32 model). Each QP carries
+//              bytes/k, and its path is where the switches' hash sends its
+//              5-tuple with the advised source port, hop by hop
+//              (routing::ecmp_paths): nothing is assigned. This is
+//              collective_sim.hpp's kSteered with a flow as the connection.
+//              Under a non-steerable hash (UniformRandomHash) the advisor can
+//              only hand out consecutive ports and the QPs land where the hash
+//              puts them: TrafficReport::steerable is false.
 //   kAdaptive  per-packet spraying (adaptive routing as Spectrum-X or UEC
 //              switches do): each QP is ONE flow (one fair share), split over
 //              every up/down route of its NIC pair. The multipath rule: at every
@@ -51,8 +68,11 @@
 //
 // Not covered: failures (every cable up), planned paths, collectives (see
 // collective_sim.hpp). Cost: routing O(flows × routes per NIC pair × path)
-// for kAdaptive, then the flow simulator (one full water-filling per distinct
-// start time, flow_sim.hpp).
+// for kAdaptive; for kSteered one advised_plan per network flow (a search of
+// the 2^14 RoCEv2 source ports per QP, stopping at the first that lands where
+// the plan wants: the 1,024-flow permutation with 8 QPs on the k=16 fat tree
+// adds about 0.01 s in a release build), then ECMP's hashing; then the flow
+// simulator (one full water-filling per distinct start time, flow_sim.hpp).
 #pragma once
 
 #include <algorithm>
@@ -76,28 +96,36 @@
 #include "railyard/routing/assign.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/routing/paths.hpp"
+#include "railyard/routing/spray.hpp"
 #include "railyard/sim/flow_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
 namespace railyard::sim {
 
-enum class TrafficRouting : uint8_t { kEcmp, kAdaptive };
+// kSteered comes last so that the values of the first two stay what they were.
+enum class TrafficRouting : uint8_t { kEcmp, kAdaptive, kSteered };
+inline constexpr size_t kTrafficRoutingCount = 3;
+inline constexpr std::string_view kTrafficRoutingNames[kTrafficRoutingCount] = {
+    "ecmp", "adaptive", "steered"};
 
 [[nodiscard]] constexpr std::string_view traffic_routing_name(TrafficRouting r) {
-  return r == TrafficRouting::kEcmp ? "ecmp" : "adaptive";
+  return kTrafficRoutingNames[static_cast<size_t>(r)];
 }
-// "ecmp" or "adaptive" (per-packet spraying). "spray" is refused with a hint:
-// for collectives it is the old name of steered routing (sim::parse_routing),
-// so accepting it here as per-packet spraying would give one word two meanings.
+// "ecmp", "steered" or "adaptive" (per-packet spraying). "spray" is refused
+// with a hint: for collectives it is the old name of steered routing
+// (sim::parse_routing), and per-packet spraying is "adaptive" here, so
+// accepting it would give one word two meanings. "planned" is refused: it is
+// a collective-only bound.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<TrafficRouting> parse_traffic_routing(std::string_view text) {
-  if (text == "ecmp") return TrafficRouting::kEcmp;
-  if (text == "adaptive") return TrafficRouting::kAdaptive;
+  for (size_t i = 0; i < kTrafficRoutingCount; ++i)
+    if (text == kTrafficRoutingNames[i]) return static_cast<TrafficRouting>(i);
   if (text == "spray")
     return invalid_field("routing", text,
-                         "traffic routing is ecmp or adaptive; for per-packet spraying use "
-                         "adaptive (spray names steered QPs for collectives)");
-  return invalid_field("routing", text, "traffic routing is ecmp or adaptive");
+                         "traffic routing is ecmp, steered or adaptive; for per-packet spraying "
+                         "use adaptive, for the path advisor's QPs steered (spray is the old "
+                         "name of steered for collectives only)");
+  return invalid_field("routing", text, "traffic routing is ecmp, steered or adaptive");
 }
 
 inline constexpr int32_t kMaxTrafficQps = 256;
@@ -112,7 +140,12 @@ struct TrafficFlow {
 
 struct TrafficSimOptions {
   TrafficRouting routing = TrafficRouting::kEcmp;
-  uint64_t seed = 1;  // ECMP hash seed
+  uint64_t seed = 1;  // hash seed (ecmp, steered)
+  // The switches' hash (ecmp, steered). nullptr: UniformRandomHash(seed) under
+  // kEcmp (an unknown vendor hash), Crc5TupleHash(seed) under kSteered (the
+  // advisor's default crc32 model), as collective_sim.hpp chooses. A
+  // non-steerable model under kSteered leaves the advisor's consecutive ports.
+  const routing::HashModel* switch_hash = nullptr;
   bool pxn = true;    // forward over NVLink to the destination's rail first (as collective_sim)
   collective::LatencyModel latency;
   QueueingModel queueing{.enabled = true};
@@ -126,10 +159,13 @@ struct TrafficFlowResult {
   double latency_us = 0;   // one way (× 2 with count_ack)
   double fct_us = 0;       // transfer + queue + latency
   double ideal_us = 0;     // alone in the fabric
+  int32_t qps = 0;         // QPs the flow ran on (steered: min(qps, usable uplinks))
 };
 
 struct TrafficReport {
   TrafficRouting routing = TrafficRouting::kEcmp;
+  std::string hash_model;   // the switches' hash (ecmp, steered); empty for adaptive
+  bool steerable = false;   // steered: the hash let the advisor choose ports
   std::vector<TrafficFlowResult> flows;  // in input order
   int64_t sim_flows = 0;                 // QP flows given to the simulator
   int64_t events = 0;
@@ -400,16 +436,30 @@ RAILYARD_LAZY
   RAILYARD_RETURN_IF_ERROR(simulator.check_capacities());
   RAILYARD_RETURN_IF_ERROR(simulator.set_queueing(options.queueing));
 
-  // One simulator flow per QP: owner flow, links (and weights for adaptive).
+  const routing::UniformRandomHash random_hash(options.seed);
+  const routing::Crc5TupleHash crc_hash(static_cast<uint32_t>(options.seed));
+  const routing::HashModel& switch_hash =
+      options.switch_hash != nullptr ? *options.switch_hash
+      : options.routing == TrafficRouting::kSteered
+          ? static_cast<const routing::HashModel&>(crc_hash)
+          : static_cast<const routing::HashModel&>(random_hash);
+  const bool hashed = options.routing != TrafficRouting::kAdaptive;
+
+  // One simulator flow per QP: owner flow, its bytes, links (and weights for
+  // adaptive).
   struct Qp {
     size_t flow = 0;
+    double bytes = 0;
     routing::NetworkCrossing x;
   };
   std::vector<Qp> qps;
+  // The network QPs in order, with the 5-tuple fields the switches hash
+  // (ecmp, steered).
   std::vector<routing::Flow> ecmp_flows;
   std::vector<uint16_t> sports;
   std::vector<uint32_t> dst_qps;
   std::vector<double> ideal_rate(flows.size(), 0.0);
+  std::vector<int32_t> flow_qps(flows.size(), 0);
   for (size_t i = 0; i < flows.size(); ++i) {
     const TrafficFlow& fl = flows[i];
     routing::GpuPathOptions po;
@@ -421,22 +471,40 @@ RAILYARD_LAZY
                                          fl.src.gpu.value(), " to ", fl.dst.host.value(), ":",
                                          fl.dst.gpu.value())),
           str_cat("flow ", i));
+    if (options.routing == TrafficRouting::kSteered && x.network) {
+      // What the advisor hands the net plugin for this connection; its
+      // destination QPs continue the matrix's numbering, as ECMP's do.
+      const auto first_qp = static_cast<uint32_t>((0x100 + qps.size()) & 0xFFFFFF);
+      auto plan = routing::advised_plan(d, f, x.src, x.dst, fl.qps, switch_hash, first_qp);
+      if (!plan.ok()) return with_context(plan.status(), str_cat("flow ", i));
+      const double per_qp = static_cast<double>(fl.bytes) / static_cast<double>(plan->qp.size());
+      for (const routing::QpRoute& q : plan->qp) {
+        ecmp_flows.push_back({x.src, x.dst, per_qp});
+        sports.push_back(q.sport);
+        dst_qps.push_back(q.dst_qpn);
+        qps.push_back({i, per_qp, x});
+      }
+      flow_qps[i] = static_cast<int32_t>(plan->qp.size());
+      continue;
+    }
+    const double per_qp = static_cast<double>(fl.bytes) / fl.qps;
     for (int32_t j = 0; j < fl.qps; ++j) {
       if (x.network) {
         const auto q = static_cast<int64_t>(qps.size());
-        ecmp_flows.push_back({x.src, x.dst, static_cast<double>(fl.bytes) / fl.qps});
+        ecmp_flows.push_back({x.src, x.dst, per_qp});
         sports.push_back(static_cast<uint16_t>(routing::kSportBase + q % routing::kSportCount));
         dst_qps.push_back(static_cast<uint32_t>((0x100 + q) & 0xFFFFFF));
       }
-      qps.push_back({i, x});
+      qps.push_back({i, per_qp, x});
     }
+    flow_qps[i] = fl.qps;
   }
+  // Every network QP's 5-tuple through the switches' hash, hop by hop.
   std::vector<topology::Route> ecmp_routes;
-  if (options.routing == TrafficRouting::kEcmp && !ecmp_flows.empty()) {
-    const routing::UniformRandomHash hash(options.seed);
+  if (hashed && !ecmp_flows.empty()) {
     RAILYARD_ASSIGN_OR_RETURN(
         ecmp_routes,
-        routing::ecmp_paths(d, f, ecmp_flows, hash, routing::EcmpOptions{sports, dst_qps}));
+        routing::ecmp_paths(d, f, ecmp_flows, switch_hash, routing::EcmpOptions{sports, dst_qps}));
   }
 
   FlowStep step;
@@ -454,12 +522,11 @@ RAILYARD_LAZY
   size_t net_q = 0;  // index into ecmp_routes
   for (const Qp& q : qps) {
     const TrafficFlow& fl = flows[q.flow];
-    const double bytes = static_cast<double>(fl.bytes) / fl.qps;
     links.clear();
     weights.clear();
     for (LinkId l : q.x.prefix) links.push_back(l.value());
     if (q.x.network) {
-      if (options.routing == TrafficRouting::kEcmp) {
+      if (hashed) {
         const topology::Path net = f.route_links(q.x.src, q.x.dst, ecmp_routes[net_q]);
         for (LinkId l : net.view()) links.push_back(l.value());
         links.push_back(q.x.last.value());
@@ -504,8 +571,9 @@ RAILYARD_LAZY
     } else {
       weights.assign(links.size(), 1.0);
     }
-    // Latency along one path: ECMP's own; for a sprayed QP its first route
-    // (every up/down route of a NIC pair has the same length on these fabrics).
+    // Latency along one path: a hashed QP's own (ecmp, steered); for a sprayed
+    // QP its first route (every up/down route of a NIC pair has the same length
+    // on these fabrics).
     if (options.routing == TrafficRouting::kAdaptive && q.x.network) {
       one_path.clear();
       for (LinkId l : q.x.prefix) one_path.push_back(l.value());
@@ -516,7 +584,7 @@ RAILYARD_LAZY
     } else {
       qp_latency.push_back(collective::flow_latency_us(f, links, options.latency));
     }
-    step.add_multipath(links, weights, bytes);
+    step.add_multipath(links, weights, q.bytes);
     if (fl.start_us > 0.0) step.set_start_us(step.size() - 1, fl.start_us);
     // Alone, the flow runs at its path's bottleneck: min of capacity / weight.
     if (ideal_rate[q.flow] == 0.0) {
@@ -530,6 +598,8 @@ RAILYARD_LAZY
   RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step));
   TrafficReport rep;
   rep.routing = options.routing;
+  if (hashed) rep.hash_model = std::string(switch_hash.name());
+  rep.steerable = options.routing == TrafficRouting::kSteered && switch_hash.steerable();
   rep.sim_flows = static_cast<int64_t>(step.size());
   rep.events = sr.events;
   rep.flows.resize(flows.size());
@@ -556,6 +626,7 @@ RAILYARD_LAZY
   for (size_t i = 0; i < flows.size(); ++i) {
     TrafficFlowResult& r = rep.flows[i];
     r.start_us = flows[i].start_us;
+    r.qps = flow_qps[i];
     r.queue_us = queue[i];
     r.latency_us = lat[i];
     r.fct_us = end[i] - r.start_us;
