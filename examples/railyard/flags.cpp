@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 57> kFlagTable = {{
+constexpr std::array<FlagSpec, 60> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -302,6 +302,21 @@ constexpr std::array<FlagSpec, 57> kFlagTable = {{
      "jobs/<job>/{hostfile,rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf}, "
      "heatmap/{naive,railyard}.svg and a README.txt.",
      "--out plan-out"},
+    {"progress", K::kBool, "", "false",
+     "simulate, plan: progress lines on stderr for a run longer than 2 s (steps, flows or "
+     "stages done, time spent and left; the memory estimate), at most one every 2 s; "
+     "--no-progress turns them off. Default: on when stderr is a terminal, else off "
+     "(docs/cli.md#progress).",
+     "--progress"},
+    {"max-memory", K::kText, "SIZE", "",
+     "simulate: refuse (exit 2) a run whose estimated memory exceeds SIZE (same units as "
+     "--bytes); default: the memory available (MemAvailable of /proc/meminfo). Give more "
+     "than that to run anyway (docs/cli.md#progress).",
+     "--max-memory 8GiB"},
+    {"empty", K::kBool, "", "false",
+     "plan: start from an empty cluster (no background jobs) instead of replaying a trace; "
+     "not with --trace.",
+     "--empty"},
 }};
 
 // Names are typed with hyphens; the table must use them too.

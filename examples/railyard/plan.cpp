@@ -2,14 +2,12 @@
 // with --out every file it recommends.
 #include "railyard/pipeline/plan.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <string>
 #include <utility>
 
 #include "cli.hpp"
 #include "inputs.hpp"
+#include "progress.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/export/launchers.hpp"
 #include "railyard/export/plan_files.hpp"
@@ -24,32 +22,11 @@ namespace {
 constexpr FlagUse kPlanFlags[] = {{"cluster"},      {"jobs"},           {"trace"},
                                   {"seed"},         {"json"},           {"out"},
                                   {"node-pattern"}, {"cores-per-rank"}, {"master-port"},
-                                  {"switch-ns"},    {"nic-ns"},         {"nvswitch-ns"}};
+                                  {"switch-ns"},    {"nic-ns"},         {"nvswitch-ns"},
+                                  {"empty"},        {"progress"}};
 
 constexpr FieldRoute kPlanLaunchRoutes[] = {{"master_port", {"master-port"}},
                                             {"cores_per_rank", {"cores-per-rank"}}};
-
-// Progress notes on stderr, only when it is a terminal (tests compare stderr).
-class PlanProgress {
- public:
-  PlanProgress() : on_(isatty(fileno(stderr)) == 1) {}
-  ~PlanProgress() { show(""); }
-  PlanProgress(const PlanProgress&) = delete;
-  PlanProgress& operator=(const PlanProgress&) = delete;
-
-  void show(std::string_view note) {
-    if (!on_) return;
-    // Carriage return and erase-line: each note replaces the last one.
-    const std::string line =
-        note.empty() ? std::string("\r\033[K") : str_cat("\r\033[Kplan: ", note, " ...");
-    (void)std::fwrite(line.data(), 1, line.size(), stderr);
-    (void)std::fflush(stderr);
-  }
-  [[nodiscard]] bool on() const { return on_; }
-
- private:
-  bool on_;
-};
 
 StatusOr<pipeline::PlanScenario> plan_scenario(const Flags& flags,
                                                const topology::ClusterDescriptor<>& d) {
@@ -64,7 +41,11 @@ StatusOr<pipeline::PlanScenario> plan_scenario(const Flags& flags,
                                           ": the default mix does not suit this cluster (",
                                           message_of(jobs.status()), "); give --jobs"));
   s.jobs = *std::move(jobs);
-  if (flags.given("trace")) {
+  if (flags.boolean("empty")) {
+    if (flags.given("trace"))
+      return usage_error("plan: give --empty (no background jobs) or --trace FILE, not both");
+    s.background_source = "--empty: no background jobs";
+  } else if (flags.given("trace")) {
     RAILYARD_ASSIGN_OR_RETURN(const std::string text, read_flag_file(flags, "trace"));
     auto trace = placement::parse_job_trace(text);
     if (!trace.ok()) return flag_error(flags, "trace", trace.status());
@@ -105,12 +86,14 @@ Outcome run_plan(const Invocation& inv) {
     if (Status st = exports::write_plan_files(flags.text("out"), {}); !st.ok())
       return flag_error(flags, "out", st);
 
-  PlanProgress progress;
+  ProgressLine progress(flags, "plan", "stages");
   pipeline::PlanOptions options;
   options.seed = files_options.seed;
   options.latency = latency;
-  if (progress.on()) options.progress = [&progress](std::string_view note) { progress.show(note); };
-  progress.show("building the fabric");
+  if (progress.on()) {
+    options.progress = [&progress](std::string_view note) { progress.set_note(note); };
+    options.stages = progress.hook();
+  }
   const topology::Cluster cluster{d, topology::materialize(d)};
   auto result = pipeline::run_plan(cluster, s, options);
   if (!result.ok()) {
@@ -121,14 +104,12 @@ Outcome run_plan(const Invocation& inv) {
 
   std::string files_line;
   if (out) {
-    progress.show(str_cat("writing the files to ", flags.text("out")));
     auto files = exports::plan_files(cluster, *result, files_options);
     if (!files.ok()) return flag_error(flags, "out", files.status());
     if (Status st = exports::write_plan_files(flags.text("out"), *files); !st.ok())
       return flag_error(flags, "out", st);
     files_line = exports::plan_files_summary(flags.text("out"), *files);
   }
-  progress.show("");
   const Exit exit = result->placed_jobs() == static_cast<int32_t>(result->jobs.size())
                         ? Exit::kOk
                         : Exit::kNotPlaced;
@@ -140,9 +121,9 @@ Outcome run_plan(const Invocation& inv) {
 
 const Subcommand kPlan{
     "plan",
-    "[--cluster SPEC] [--jobs LIST] [--trace FILE] [--seed S] [--out DIR [--node-pattern P] "
+    "[--cluster SPEC] [--jobs LIST] [--trace FILE | --empty] [--seed S] [--out DIR [--node-pattern P] "
     "[--master-port PORT] [--cores-per-rank N]] [--switch-ns NS] [--nic-ns NS] "
-    "[--nvswitch-ns NS] [--json]",
+    "[--nvswitch-ns NS] [--progress] [--json]",
     "the whole pipeline on a tenant mix: placement, rank order, paths, congestion control and "
     "simulated speed-up against a naive setup; --out writes every file",
     "Default scenario: the cluster h100-1024-2to1, busy with the jobs still running after jobs "
@@ -160,8 +141,10 @@ const Subcommand kPlan{
     "per step; pp is point to point and appears only in the traffic model (GiB/step above the "
     "leaf). Congestion control is derived per job for railyard's deployment (incast from its "
     "collectives, per-QP rate limits from a spine partition among all tenants); tuner rules "
-    "come from ring vs tree simulations at 4 MiB to 2 GiB. Progress notes appear on stderr "
-    "only when it is a terminal. A job that does not fit is reported NOT PLACED and the exit "
+    "come from ring vs tree simulations at 4 MiB to 2 GiB. --empty starts the mix on an "
+    "empty cluster instead (no background jobs; e.g. a whole new cluster, or to see the mix "
+    "alone). A run longer than 2 s shows progress on stderr (stages done of all, time left, "
+    "the current stage) when stderr is a terminal or with --progress. A job that does not fit is reported NOT PLACED and the exit "
     "status is 3 (the report and any --out files are complete).",
     kPlanFlags,
     &run_plan};

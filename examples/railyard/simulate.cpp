@@ -4,6 +4,7 @@
 #include "cli.hpp"
 #include "collective_input.hpp"
 #include "inputs.hpp"
+#include "progress.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/routing/hash.hpp"
 #include "railyard/report/simulate_report.hpp"
@@ -48,6 +49,8 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
                                       {"switch-ns"},
                                       {"nic-ns"},
                                       {"nvswitch-ns"},
+                                      {"progress"},
+                                      {"max-memory"},
                                       refused("topology-conf", kSimulateNeedsSpec),
                                       refused("topology-csv", kSimulateNeedsSpec)};
 
@@ -119,6 +122,24 @@ Outcome run_simulate(const Invocation& inv) {
   options.failures = flags.given("down") ? &overlay : nullptr;
   options.keep_links = flags.given("svg");
   options.latency = latency;
+  // Too big for the machine? Said before the run, not an hour into it.
+  auto estimate = sim::estimate_collective_memory(d, groups, in.kind,
+                                                  static_cast<int64_t>(*bytes), options);
+  if (!estimate.ok()) return routed_error(flags, kSimulateRoutes, estimate.status(), "simulate");
+  RAILYARD_ASSIGN_OR_RETURN(const MemoryLimit limit, memory_limit(flags));
+  const std::string terms =
+      str_cat(grouped_number(estimate->stored_transfers), " stored transfers, ",
+              grouped_number(estimate->step_flows), " flows in the largest step");
+  RAILYARD_RETURN_IF_ERROR(check_memory(
+      flags, "simulate", estimate->bytes, terms,
+      "simulate fewer ranks (a smaller --job or --hosts), one dimension's groups (--group), "
+      "or fewer QPs (--qps)",
+      limit));
+  ProgressLine progress(flags, "simulate", "steps");
+  progress.set_header(str_cat("memory ~", memory_text(estimate->bytes), " estimated (", terms,
+                              "), ", memory_text(limit.bytes), " available (", limit.source,
+                              ")"));
+  options.progress = progress.hook();
   auto report =
       sim::simulate_collective(cluster, groups, in.kind, static_cast<int64_t>(*bytes), options);
   if (!report.ok()) {
@@ -143,17 +164,20 @@ const Subcommand kSimulate{
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] "
     "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE] "
-    "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] | "
+    "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] [--progress] [--max-memory SIZE] | "
     "(--traffic FILE | --generate KIND [--bytes SIZE] [--qps K]) [--cluster SPEC] "
     "[--routing ecmp|steered|adaptive] [--hash MODEL] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "
-    "[--count-ack] [--flows-out FILE] [--json]",
+    "[--count-ack] [--flows-out FILE] [--progress] [--max-memory SIZE] [--json]",
     "time a collective on the job's GPUs (simulated vs bound, busbw, link utilization), or a "
     "traffic matrix (per-flow completion times)",
     "With --traffic FILE (rows src,dst,bytes[,start_us][,qps]) or --generate "
     "permutation[:SEED]|incast:N|uniform:N[:SEED]|alltoall, simulate times a traffic matrix "
     "instead of a collective: ECMP per QP, the path advisor's steered QPs per flow (--routing "
     "steered) or per-packet spraying (--routing adaptive), start times, the queueing "
-    "correction, and FCT mean/p50/p99/max (docs/cli.md#simulate-traffic).",
+    "correction, and FCT mean/p50/p99/max (docs/cli.md#simulate-traffic). "
+    "A run whose estimated memory exceeds what is available (or --max-memory) is refused "
+    "up front (exit 2); a run longer than 2 s shows progress on stderr when it is a terminal "
+    "or with --progress (docs/cli.md#progress).",
     kSimulateFlags,
     &run_simulate};
 

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "inputs.hpp"
+#include "progress.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/report/traffic_report.hpp"
 #include "railyard/routing/hash.hpp"
@@ -132,6 +133,20 @@ Outcome run_simulate_traffic(const Invocation& inv) {
 
   RAILYARD_RETURN_IF_ERROR(check_output_flag(flags, "flows-out"));
   const topology::Cluster cluster{d, topology::materialize(d)};
+  const sim::TrafficMemoryEstimate estimate = sim::estimate_traffic_memory(d, flows, options);
+  RAILYARD_ASSIGN_OR_RETURN(const MemoryLimit limit, memory_limit(flags));
+  const std::string terms = str_cat(grouped_number(estimate.qp_flows), " QP flows");
+  RAILYARD_RETURN_IF_ERROR(check_memory(
+      flags, "simulate", estimate.bytes, terms,
+      options.routing == sim::TrafficRouting::kAdaptive
+          ? "give fewer flows or QPs, or a fabric with fewer uplinks per switch"
+          : "give fewer flows or QPs",
+      limit));
+  ProgressLine progress(flags, "simulate", "flows");
+  progress.set_header(str_cat("memory ~", memory_text(estimate.bytes), " estimated (", terms,
+                              "), ", memory_text(limit.bytes), " available (", limit.source,
+                              ")"));
+  options.progress = progress.hook();
   auto report = sim::simulate_traffic(cluster, flows, options);
   if (!report.ok()) return usage_error(str_cat("simulate: ", message_of(report.status())));
   if (flags.given("flows-out")) {

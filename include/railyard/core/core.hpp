@@ -1,5 +1,5 @@
 // railyard/core/core.hpp — umbrella header for the core layer: strong ids,
-// units, strings, status helpers, value parsers, the spec-string reader, Slurm
+// units, strings, status helpers, value parsers, progress callbacks, the spec-string reader, Slurm
 // hostlist expressions, UTF-8 validation and XML escaping.
 //
 //   #include "railyard/core/core.hpp"
@@ -11,6 +11,7 @@
 #include "railyard/core/hostlist.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/parse.hpp"
+#include "railyard/core/progress.hpp"
 #include "railyard/core/spec.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"

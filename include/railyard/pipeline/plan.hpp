@@ -118,6 +118,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
+#include "railyard/core/progress.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/allocator.hpp"
@@ -182,6 +183,13 @@ struct PlanOptions {
   // Called with a short note before each long step, and with "" when done (the
   // CLI shows the notes on a terminal); may be empty.
   std::function<void(std::string_view)> progress;
+  // Progress in stages (core/progress.hpp): (stages done, stages in all), known
+  // once the mix is placed. A stage is one congestion-control derivation per
+  // placed job, one collective simulation (three per collective: naive,
+  // railyard, bound), one tuner-rule derivation per placed job and the tenant
+  // isolation check; stages differ in cost (the bound's planned paths are the
+  // dearest on big jobs).
+  ProgressHook stages;
 };
 
 // The two configurations; index into the std::arrays below.
@@ -401,9 +409,15 @@ RAILYARD_LAZY
                                                          const PlanScenario& scenario,
                                                          const PlanOptions& options = {}) {
   const topology::ClusterDescriptor<>& d = cluster.descriptor;
+  // Stages (PlanOptions::stages) are counted once the mix is placed; each
+  // report follows the note of the stage about to run.
+  std::optional<ProgressMeter> meter;
+  int64_t stages_done = 0;
   auto note = [&](std::string_view what) {
     if (options.progress) options.progress(what);
+    if (meter) meter->update(stages_done);
   };
+  auto stage_done = [&] { ++stages_done; };
   PlanResult result;
   result.cluster = scenario.cluster;
   result.background_source = scenario.background_source;
@@ -474,6 +488,13 @@ RAILYARD_LAZY
   for (PlanSide s : kPlanSides)
     result.fragmentation[side_index(s)] = alloc[side_index(s)].fragmentation();
 
+  // The stages left, now that the placed jobs are known (PlanOptions::stages).
+  int64_t stages_total = 1;  // the isolation check
+  for (const PlanJobResult& jr : result.jobs)
+    if (jr.placed)
+      stages_total += 2 + 3 * static_cast<int64_t>(sim::step_collectives(jr.job.plan).size());
+  meter.emplace(options.stages, stages_total);
+
   // Congestion control for railyard's deployment, first: its NCCL environment
   // sets the QP budget the path advisor steers.
   std::vector<placement::Allocation> tenants = result.background.jobs;
@@ -502,6 +523,7 @@ RAILYARD_LAZY
                                           routing::kMaxQpsPerConnection));
         jr.qps = static_cast<int32_t>(q);
       }
+    stage_done();
   }
 
   // Simulate every job's collectives both ways, and railyard's side with
@@ -541,6 +563,7 @@ RAILYARD_LAZY
           return make_status(rep.status().code(),
                               str_cat("job '", jr.job.name, "': ", pc.label(), " (", name,
                                       "): ", message_of(rep.status())));
+        stage_done();
         if (run == 2) {
           pc.bound = *std::move(rep);
           continue;
@@ -576,6 +599,7 @@ RAILYARD_LAZY
         jr.tuner.push_back(std::move(r));
       }
     }
+    stage_done();
   }
 
   // Tenant isolation: ring flows of every job, ECMP vs a spine partition.
@@ -610,6 +634,7 @@ RAILYARD_LAZY
     iso.shared_leaf_spine = rep.shared_in(topology::LinkTier::kLeafSpine);
     iso.shared_spine_core = rep.shared_in(topology::LinkTier::kSpineCore);
   }
+  meter->finish();
   note("");
   return result;
 }

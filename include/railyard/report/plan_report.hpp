@@ -198,9 +198,12 @@ RAILYARD_LAZY
              " GPUs, ", d.sus(), " SUs of ", d.hosts_per_su(), " hosts, leaf oversubscription ",
              spec.oversub.down, ":", spec.oversub.up, "\n");
   const pipeline::PlanBackground& bg = r.background;
-  str_append(out, "busy      ", bg.busy_hosts, " hosts held by ", bg.jobs.size(),
-             " jobs still running after a first_fit replay of ", bg.trace_jobs, " jobs\n",
-             "          (", r.background_source, ")");
+  if (bg.trace_jobs == 0)
+    str_append(out, "busy      0 hosts: an empty cluster (", r.background_source, ")");
+  else
+    str_append(out, "busy      ", bg.busy_hosts, " hosts held by ", bg.jobs.size(),
+               " jobs still running after a first_fit replay of ", bg.trace_jobs, " jobs\n",
+               "          (", r.background_source, ")");
   if (bg.queued > 0 || bg.rejected > 0)
     str_append(out, "; ", bg.queued, " still queued and ", bg.rejected, " too big left out");
   str_append(out, "; ", d.hosts() - bg.busy_hosts, " hosts free\n");

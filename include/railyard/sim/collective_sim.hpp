@@ -106,6 +106,7 @@
 #include "railyard/collective/traffic.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
+#include "railyard/core/progress.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/ordering.hpp"
@@ -165,6 +166,11 @@ struct CollectiveSimOptions {
   const topology::FailureOverlay* failures = nullptr;
   // Keep per-link bytes and utilization in the report (heat maps).
   bool keep_links = true;
+  // Progress (core/progress.hpp), in distinct steps: (steps simulated, distinct
+  // steps of the collective) — CollectiveReport::segments when done; a phase of
+  // identical steps counts once. Building the traffic before and the bound
+  // after are not counted.
+  ProgressHook progress;
 };
 
 struct TierUtilization {
@@ -552,7 +558,10 @@ RAILYARD_LAZY
   std::vector<topology::Route> routes;
   std::vector<int32_t> links;
 
-  for (const detail::Segment& seg : detail::merge_groups(traffic)) {
+  const std::vector<detail::Segment> segments = detail::merge_groups(traffic);
+  ProgressMeter meter(options.progress, static_cast<int64_t>(segments.size()));
+  for (const detail::Segment& seg : segments) {
+    meter.update(rep.segments);
     FlowStep step;
     crossings.clear();
     pending.clear();
@@ -732,6 +741,8 @@ RAILYARD_LAZY
     }
   }
 
+  meter.finish();
+
   // Stages, pipelined (collective/pipelining.hpp).
   {
     const collective::PipelineModel& pm = options.pipeline;
@@ -874,6 +885,112 @@ RAILYARD_LAZY
     rep.link_utilization = std::move(util);
   }
   return rep;
+}
+
+// Memory a simulate_collective() run holds beyond the cluster, estimated before
+// it starts (estimate_collective_memory), so that a program can refuse a run
+// the machine cannot hold instead of being killed an hour into it.
+struct MemoryEstimate {
+  int64_t stored_transfers = 0;    // rank-to-rank transfers of every group's phases, held throughout
+  int64_t schedule_transfers = 0;  // one group's exact schedule while its phases are built (tree,
+                                   // rail_aligned); 0 for the directly generated algorithms
+  int64_t step_flows = 0;          // simulator flows of the largest step (every group, QP, plane)
+  double bytes = 0;                // the estimate
+};
+
+// The constants of the estimate, measured: peak resident memory (getrusage) of
+// simulate_collective() on h100-16k-3tier, release build, GCC 12, minus the
+// resident memory before the call, over the counts of MemoryEstimate.
+//   kBytesPerStoredTransfer: pairwise all-to-all over 4,096 GPUs, 16,773,120
+//     stored transfers: 1,094 MiB, 68 B each — the collective::PhaseTransfer
+//     (24 B) and, since every transfer of an all-to-all is a connection of its
+//     own, its entry in the simulation's connection table.
+//   kBytesPerStepFlow: ring all-reduce over all 16,384 GPUs (8 channels), qps 8
+//     against qps 1: 245,760 against 131,072 flows per step, 74 against 38 MiB:
+//     329 B per flow — the step's FlowStep, the simulator's per-flow arrays,
+//     the pending QPs with their network crossings, routes and hash inputs.
+//   kBytesPerScheduleTransfer: a collective::Transfer (exact).
+// Checked against runs of the other algorithms (docs/models.md#memory): the
+// estimate stays within 1.4x of what they take (rail-aligned all-to-all on
+// 2,048 GPUs 401 vs 303 MiB, tree all-reduce on 16,384 GPUs 413 vs 301 MiB,
+// hierarchical all-reduce on 16,384 GPUs with qps 8 44 vs 53 MiB).
+inline constexpr double kBytesPerStoredTransfer = 68;
+inline constexpr double kBytesPerScheduleTransfer = sizeof(collective::Transfer);
+inline constexpr double kBytesPerStepFlow = 330;
+
+// The estimate for simulate_collective(cluster, groups, kind, bytes, options),
+// from the algorithm's construction (collective/traffic.hpp) without building
+// it, per group of n ranks on h hosts: ring n·c transfers stored and a step (c
+// channels), of which c·h leave a host; hierarchical at most 3n stored, n a
+// step; pairwise all-to-all n(n−1) stored, n a step; rail-aligned all-to-all
+// the same plus its n² schedule; double binary tree n·pieces stored, 4n·pieces
+// scheduled, 4n a step. Times the groups; a step's network transfers times
+// planes and QPs (one flow each under adaptive routing), the others once.
+// Errors: those of simulate_collective's argument checks (groups, bytes, qps).
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<MemoryEstimate> estimate_collective_memory(
+    const topology::ClusterDescriptor<>& d,
+    std::span<const std::vector<routing::GpuEndpoint>> groups, collective::Collective kind,
+    int64_t bytes, const CollectiveSimOptions& options = {}) {
+  if (groups.empty() || groups[0].empty())
+    return invalid_field("groups", groups.empty() ? "0" : "empty", "at least one rank is required");
+  if (bytes < 1 || bytes > collective::kMaxBytes)
+    return invalid_field("bytes", str_cat(bytes), "must be in [1, 2^50]");
+  if (options.qps < 1 || options.qps > routing::kMaxQpsPerConnection)
+    return invalid_field("qps", str_cat(options.qps),
+                         str_cat("must be in [1, ", routing::kMaxQpsPerConnection, "]"));
+  const auto n = static_cast<int64_t>(groups[0].size());
+  const auto g = static_cast<int64_t>(groups.size());
+  std::vector<int32_t> host_of_rank;
+  host_of_rank.reserve(static_cast<size_t>(n));
+  for (const routing::GpuEndpoint& x : groups[0]) host_of_rank.push_back(x.host.value());
+  std::vector<int32_t> hosts = host_of_rank;
+  std::sort(hosts.begin(), hosts.end());
+  const auto h = static_cast<int64_t>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
+  MemoryEstimate e;
+  int64_t stored = 0;         // transfers of one group's phases
+  int64_t step_network = n;   // one group's largest step: transfers that leave a host
+  int64_t step_local = 0;     // ... and those that stay on NVLink
+  switch (options.algorithm) {
+    case collective::Algorithm::kRing: {
+      int64_t c = options.channels;
+      if (c == 0)
+        c = n > 1 && h > 1 ? std::min<int64_t>(collective::detail::max_ranks_per_host(host_of_rank),
+                                               d.nics_per_host())
+                           : 1;
+      c = std::max<int64_t>(c, 1);
+      stored = n * c;
+      step_network = h > 1 ? c * h : 0;
+      step_local = stored - step_network;
+      break;
+    }
+    case collective::Algorithm::kHierarchical:
+      stored = 3 * n;
+      break;
+    case collective::Algorithm::kPairwise:
+      stored = n * (n - 1);
+      break;
+    case collective::Algorithm::kRailAligned:
+      stored = n * (n - 1);
+      e.schedule_transfers = n * n;
+      break;
+    case collective::Algorithm::kDoubleBinaryTree: {
+      const int64_t pieces = options.tree_pieces > 0 ? options.tree_pieces
+                                                     : collective::auto_tree_pieces(bytes);
+      stored = n * pieces;
+      e.schedule_transfers = 4 * n * pieces;
+      step_network = 4 * n;
+      break;
+    }
+  }
+  (void)kind;  // the collectives of one algorithm differ in steps, not in transfers per step
+  const int64_t qps = options.routing == Routing::kAdaptive ? 1 : options.qps;
+  e.stored_transfers = g * stored;
+  e.step_flows = g * (step_network * qps * d.planes() + step_local);
+  e.bytes = static_cast<double>(e.stored_transfers) * kBytesPerStoredTransfer +
+            static_cast<double>(e.schedule_transfers) * kBytesPerScheduleTransfer +
+            static_cast<double>(e.step_flows) * kBytesPerStepFlow;
+  return e;
 }
 
 // The GPUs of a placed job as simulation groups: every group of parallel

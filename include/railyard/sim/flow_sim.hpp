@@ -99,6 +99,7 @@
 
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
+#include "railyard/core/progress.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/fabric.hpp"
@@ -432,6 +433,7 @@ class FlowSimulator {
     size_t recompute_from = 0;  // order_[recompute_from..] get new rates
     double now = 0.0;
     size_t left = na;
+    ProgressMeter meter(progress_, static_cast<int64_t>(na));
     while (true) {
       // Re-rate the suffix of order_ (dropping finished flows).
       recompute_.clear();
@@ -532,6 +534,7 @@ class FlowSimulator {
         }
       }
       finished_.clear();
+      meter.update(static_cast<int64_t>(na - left));
       now = t_next;
       // Flows frozen below the smallest finished rate keep their rates (the
       // water-filling up to that level is unchanged); re-rate the rest.
@@ -541,9 +544,16 @@ class FlowSimulator {
                            [&](int32_t x, double t) { return rate_[static_cast<size_t>(x)] < t; }) -
           order_.begin());
     }
+    meter.finish();
     out.time_us = now;
     return out;
   }
+
+  // Progress of later run_step calls: flows of the step finished / flows that
+  // need the network (core/progress.hpp), reported after completion events. The
+  // hook must outlive those calls. Unset (the default): no cost beyond a branch
+  // per event.
+  void set_progress(const ProgressHook& hook) { progress_ = hook; }
 
   // Queueing correction for later run_step calls (see QueueingModel).
   [[nodiscard]] Status set_queueing(const QueueingModel& q) {
@@ -714,6 +724,7 @@ class FlowSimulator {
   std::vector<int32_t> path_;
   std::vector<double> path_w_;   // weight per path_ entry, only for weighted steps
   QueueingModel queueing_;
+  ProgressHook progress_;
   std::vector<uint8_t> path_merged_;  // per path_ entry: its feeder is unknown
   static constexpr int32_t kFeederNone = -1, kFeederUnset = -2, kFeederUnknown = -3;
   std::vector<int32_t> feeder_;  // per local link: its entries' one feeder, or unknown

@@ -91,6 +91,7 @@
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
+#include "railyard/core/progress.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/assign.hpp"
@@ -150,6 +151,10 @@ struct TrafficSimOptions {
   collective::LatencyModel latency;
   QueueingModel queueing{.enabled = true};
   bool count_ack = false;  // FCT ends at the last ACK: latency counted twice
+  // Progress (core/progress.hpp), in simulator flows: (QP flows finished, QP
+  // flows that cross a link), reported as the flow simulator completes them.
+  // Routing before the simulation is not counted.
+  ProgressHook progress;
 };
 
 struct TrafficFlowResult {
@@ -405,6 +410,47 @@ RAILYARD_LAZY
   return sorted[rank - 1];
 }
 
+// Memory a simulate_traffic() run holds beyond the cluster and the flow list,
+// estimated before it starts: QP flows (a flow's qps; steered may use fewer)
+// times kBytesPerTrafficQp, plus the per-flow results; adaptive routing adds
+// kBytesPerAdaptiveLinkEntry per link its routes cross between the leaves (2U,
+// and 2U + 2U·Us on three tiers; U leaf, Us spine uplinks) for every QP flow.
+// Measured like collective_sim.hpp's constants (peak resident memory of
+// simulate_traffic, release build, GCC 12) on h100-16k-3tier with a
+// permutation of its 16,384 GPUs (docs/models.md#memory):
+//   kBytesPerTrafficQp: ecmp, qps 8 against qps 1 (131,072 against 16,384 QP
+//     flows): 116 against 29 MiB, 795 B per QP flow — its network crossing,
+//     5-tuple, route, FlowStep entry and the simulator's arrays;
+//   kBytesPerAdaptiveLinkEntry: adaptive, qps 1: 1,465 MiB for 16,384 QP flows
+//     of 2,112 link entries each, 44 B per entry (the entry in the FlowStep and
+//     the simulator, its share of the route list it comes from).
+struct TrafficMemoryEstimate {
+  int64_t qp_flows = 0;
+  double bytes = 0;
+};
+inline constexpr double kBytesPerTrafficQp = 800;
+inline constexpr double kBytesPerTrafficFlow = sizeof(TrafficFlowResult) + 4 * sizeof(double);
+inline constexpr double kBytesPerAdaptiveLinkEntry = 44;
+
+RAILYARD_LAZY
+[[nodiscard]] TrafficMemoryEstimate estimate_traffic_memory(
+    const topology::ClusterDescriptor<>& d, std::span<const TrafficFlow> flows,
+    const TrafficSimOptions& options = {}) {
+  TrafficMemoryEstimate e;
+  for (const TrafficFlow& f : flows) e.qp_flows += std::max<int32_t>(f.qps, 1);
+  // Distinct links of the routes of a NIC pair across the top: U leaf uplinks
+  // up and U down, and on three tiers U·Us spine uplinks up and U·Us down.
+  const auto u = static_cast<double>(d.uplinks(topology::LinkTier::kLeafSpine));
+  const auto us = static_cast<double>(d.uplinks(topology::LinkTier::kSpineCore));
+  const double route_links = options.routing == TrafficRouting::kAdaptive
+                                 ? 2.0 * u + (d.tiers() >= 3 ? 2.0 * u * us : 0.0)
+                                 : 0.0;
+  e.bytes = static_cast<double>(e.qp_flows) *
+                (kBytesPerTrafficQp + route_links * kBytesPerAdaptiveLinkEntry) +
+            static_cast<double>(flows.size()) * kBytesPerTrafficFlow;
+  return e;
+}
+
 // Routes and times `flows` on the cluster (see the overview). Errors
 // (InvalidArgument naming the flow): GPUs outside the cluster, src == dst,
 // bytes < 1, start times < 0, qps outside [1, 256]; no path between the GPUs.
@@ -435,6 +481,7 @@ RAILYARD_LAZY
   FlowSimulator simulator(caps);
   RAILYARD_RETURN_IF_ERROR(simulator.check_capacities());
   RAILYARD_RETURN_IF_ERROR(simulator.set_queueing(options.queueing));
+  simulator.set_progress(options.progress);
 
   const routing::UniformRandomHash random_hash(options.seed);
   const routing::Crc5TupleHash crc_hash(static_cast<uint32_t>(options.seed));
