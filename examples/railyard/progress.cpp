@@ -124,7 +124,9 @@ StatusOr<MemoryLimit> memory_limit(const Flags& flags) {
 
 std::string memory_text(double bytes) {
   if (bytes >= 1e9) return str_cat(fixed(bytes / 1e9, 1), " GB");
-  return str_cat(fixed(bytes / 1e6, 1), " MB");
+  if (bytes >= 1e6) return str_cat(fixed(bytes / 1e6, 1), " MB");
+  if (bytes >= 1e3) return str_cat(fixed(bytes / 1e3, 1), " kB");
+  return str_cat(fixed(bytes, 0), " B");
 }
 
 Status check_memory(const Flags& flags, std::string_view command, double estimate_bytes,

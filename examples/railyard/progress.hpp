@@ -74,7 +74,7 @@ struct MemoryLimit {
 // 16383 -> "16,383".
 [[nodiscard]] std::string grouped_number(int64_t v);
 
-// "6.6 GB" (10^9 bytes, one decimal; MB below 1 GB).
+// "6.6 GB" (10^9 bytes, one decimal; MB, kB or B below).
 [[nodiscard]] std::string memory_text(double bytes);
 
 // The guard: an input error (exit 2) when `estimate_bytes` exceeds the limit,
