@@ -12,6 +12,8 @@
 //   for (const railyard::pipeline::PlanJobResult& j : r->jobs)
 //     for (const railyard::pipeline::PlanCollective& c : j.collectives)
 //       std::cout << j.job.name << " " << c.label() << ": " << c.speedup() << "x\n";
+//   // An empty cluster instead of the busy default: scenario->background = {}.
+//   // PlanOptions::stages (core/progress.hpp) reports stages done / stages.
 //   // plan_report.hpp prints it (plan_text, plan_json); plan_files.hpp writes the
 //   // artifacts (NCCL XML, Slurm, Kubernetes, launcher files, env, tuner, SVG).
 //

@@ -18,6 +18,9 @@
 //   // NCCL's slot credits over the 3.85 µs SU-crossing hop: ≈ 1,860 (unpipelined,
 //   // --chunk off: ≈ 1,300). r->phases breaks the time down.
 //   // r->lower_bound_us, r->max_link_utilization, r->tiers[...], r->link_utilization
+//   auto m = railyard::sim::estimate_collective_memory(cluster->descriptor, groups,
+//       railyard::collective::Collective::kAllReduce, int64_t{64} << 30, o);  // m->bytes first
+//   o.progress.callback = [](int64_t done, int64_t total) { ... };  // distinct steps simulated
 //
 // Mapping. Group g's rank r runs on GPU groups[g][r]. Every group runs the same
 // collective at once (the groups of one parallel dimension in a training step);

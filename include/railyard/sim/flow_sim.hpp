@@ -21,6 +21,7 @@
 //   railyard::sim::FlowSimulator sim(caps);
 //   railyard::Status s = sim.set_queueing({.enabled = true});  // M/D/1 waits
 //   auto r2 = sim.run_step(step);                        // r2->queue_us per flow
+//   sim.set_progress(hook);   // core/progress.hpp: flows finished / flows, per run_step
 //
 //   std::vector<railyard::sim::FlowStep> steps = ...;
 //   auto s = railyard::sim::simulate(railyard::sim::capacities(fabric, &overlay), steps,

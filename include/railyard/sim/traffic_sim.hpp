@@ -13,6 +13,8 @@
 //   o.routing = railyard::sim::TrafficRouting::kAdaptive;  // or kSteered, kEcmp
 //   auto r = railyard::sim::simulate_traffic(*cluster, *flows, o);
 //   // r->mean_fct_us, r->p50_fct_us, r->p99_fct_us, r->max_fct_us, r->flows[i].fct_us
+//   // estimate_traffic_memory(cluster->descriptor, *flows, o).bytes: before a big run;
+//   // o.progress (core/progress.hpp): QP flows finished / QP flows, while it runs.
 //
 // Traffic file (parse_traffic): one flow per line, `src,dst,bytes[,start_us][,qps]`.
 // Blank lines and lines starting with '#' are skipped, and so is a first line
