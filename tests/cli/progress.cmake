@@ -12,7 +12,8 @@
 #   --generate permutation on the same cluster: 64 flows (every GPU sends one).
 #   plan --empty, job a:tp=8,dp=4 on rail_fat_tree:hosts=64: stages = cc (1) +
 #     dp and tp all-reduce x naive, railyard, bound (6) + tuner rules (1) +
-#     isolation (1) = 9; no background, so first_fit takes hosts 0-3 (SU map
+#     isolation (1) = 9, the tuner stage noting its 2 x 4 = 8 simulations (ring
+#     and tree at four sizes); no background, so first_fit takes hosts 0-3 (SU map
 #     AAAA then free) and the report says the cluster is empty.
 
 set(_small "rail_fat_tree:hosts=8,hosts_per_su=8")
@@ -49,6 +50,7 @@ railyard_add_cli_test(
   STDOUT_REGEX "1 of 1 jobs placed"
   STDERR_REGEX "^plan: 0 of 9 stages done .0 %., 0 s. deriving congestion control for a\n"
                "\nplan: 1 of 9 stages done .11 %., [0-9]+ s, ~[0-9]+ s left. simulating a dp allreduce .naive.\n"
+               "\nplan: 7 of 9 stages done .77 %., [0-9]+ s, ~[0-9]+ s left. deriving tuner rules for a .dp allreduce: 8 of 8 simulations.\n"
                "\nplan: 9 of 9 stages done .100 %., [0-9]+ s\n$")
 railyard_add_cli_test(
   NAME progress.plan_quiet_by_default

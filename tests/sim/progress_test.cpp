@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/sim/traffic_sim.hpp"
 #include "railyard/topology/cluster.hpp"
+#include "railyard/tune/simulated_rules.hpp"
 
 using namespace railyard;
 
@@ -184,6 +186,18 @@ TEST_CASE("progress: run_plan counts stages and --empty starts with no backgroun
   const std::vector<HostId>& naive = r->jobs[0].at(pipeline::PlanSide::kNaive).allocation.hosts;
   CHECK(naive == std::vector<HostId>{HostId{0}, HostId{1}, HostId{2}, HostId{3}});
   CHECK(notes.back().empty());
+  // The tuner stage notes its eight simulations (ring and tree at four sizes).
+  CHECK(std::find(notes.begin(), notes.end(),
+                  "deriving tuner rules for a (dp allreduce: 8 of 8 simulations)") != notes.end());
+}
+
+TEST_CASE("progress: simulated_allreduce_rules counts its 2 x 4 simulations") {
+  const topology::Cluster cluster = make("rail_fat_tree:hosts=64");
+  Calls calls;
+  auto rules = tune::simulated_allreduce_rules(cluster, one_group(32, 8), 4, {}, recorder(calls));
+  REQUIRE(rules.ok());
+  check_contract(calls, 8);
+  CHECK(calls.size() == 8);
 }
 
 TEST_CASE("memory: the collective estimate counts the transfers the traffic holds") {

@@ -591,8 +591,18 @@ RAILYARD_LAZY
       if (std::find(done.begin(), done.end(), shape) != done.end()) continue;
       done.push_back(shape);
       const auto groups = sim::job_groups(jr.at(PlanSide::kRailyard).placement, c.dim);
+      // The stage can be long (a 16k-GPU tree under planned paths, eight
+      // times): its simulations show in the note.
+      ProgressHook each;
+      if (options.progress) {
+        each.min_interval_s = 0;
+        each.callback = [&](int64_t done, int64_t total) {
+          note(str_cat("deriving tuner rules for ", jr.job.name, " (", c.label(), ": ", done,
+                       " of ", total, " simulations)"));
+        };
+      }
       auto rules = tune::simulated_allreduce_rules(cluster, groups, c.hosts_per_group,
-                                                  options.latency);
+                                                  options.latency, each);
       if (!rules.ok())
         return with_context(rules.status(),
                             str_cat("job '", jr.job.name, "': tuner rules for ", c.label()));

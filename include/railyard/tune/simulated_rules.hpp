@@ -28,6 +28,7 @@
 
 #include "railyard/collective/schedule.hpp"
 #include "railyard/core/lazy.hpp"
+#include "railyard/core/progress.hpp"
 #include "railyard/core/status.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/routing/paths.hpp"
@@ -43,12 +44,14 @@ inline constexpr std::array<int64_t, 4> kSimulatedRuleSizes = {
     int64_t{4} << 20, int64_t{32} << 20, int64_t{256} << 20, int64_t{2} << 30};
 
 // Ring or tree all-reduce rules for one communicator (see the overview), timed
-// under `latency` (the one latency model, collective/cost.hpp).
+// under `latency` (the one latency model, collective/cost.hpp). `progress`
+// (core/progress.hpp) counts the simulations: 2 per size, 8 in all.
 // Errors: the simulator's (groups of different sizes, GPUs outside the cluster).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<std::vector<NotedRule>> simulated_allreduce_rules(
     const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
-    int32_t nodes, const collective::LatencyModel& latency = {}) {
+    int32_t nodes, const collective::LatencyModel& latency = {},
+    const ProgressHook& progress = {}) {
   using collective::Algorithm;
   struct Sample {
     int32_t winner;  // NCCL algorithm
@@ -56,6 +59,8 @@ RAILYARD_LAZY
   };
   if (groups.empty()) return invalid_field("groups", "0", "at least one group is required");
   std::vector<Sample> samples;
+  ProgressMeter meter(progress, 2 * static_cast<int64_t>(kSimulatedRuleSizes.size()));
+  int64_t simulated = 0;
   for (int64_t bytes : kSimulatedRuleSizes) {
     std::array<double, 2> busbw{};
     std::array<double, 2> time{};
@@ -70,6 +75,7 @@ RAILYARD_LAZY
           sim::simulate_collective(cluster, groups, collective::Collective::kAllReduce, bytes, o));
       busbw[a] = r.busbw_gbps;
       time[a] = r.time_us;
+      meter.update(++simulated);
     }
     samples.push_back({time[1] < time[0] ? nccl::kAlgoTree : nccl::kAlgoRing, busbw[0], busbw[1]});
   }
