@@ -302,16 +302,16 @@ constexpr std::array<FlagSpec, 60> kFlagTable = {{
      "jobs/<job>/{hostfile,rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf}, "
      "heatmap/{naive,railyard}.svg and a README.txt.",
      "--out plan-out"},
-    {"progress", K::kBool, "", "false",
+    {"progress", K::kBool, "", "",
      "simulate, plan: progress lines on stderr for a run longer than 2 s (steps, flows or "
      "stages done, time spent and left; the memory estimate), at most one every 2 s; "
      "--no-progress turns them off. Default: on when stderr is a terminal, else off "
-     "(docs/cli.md#progress).",
+     "(docs/cli.md#progress-and-memory).",
      "--progress"},
     {"max-memory", K::kText, "SIZE", "",
      "simulate: refuse (exit 2) a run whose estimated memory exceeds SIZE (same units as "
      "--bytes); default: the memory available (MemAvailable of /proc/meminfo). Give more "
-     "than that to run anyway (docs/cli.md#progress).",
+     "than that to run anyway (docs/cli.md#progress-and-memory).",
      "--max-memory 8GiB"},
     {"empty", K::kBool, "", "false",
      "plan: start from an empty cluster (no background jobs) instead of replaying a trace; "
