@@ -71,6 +71,11 @@ void ProgressLine::report(int64_t done, int64_t total) {
   if (!on_) return;
   const Clock::time_point now = Clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (!seen_) {
+    seen_ = true;
+    first_time_ = now;
+    first_done_ = done;
+  }
   if (elapsed < delay_s_) return;  // a short run says nothing
   if (last_ && done < total &&
       std::chrono::duration<double>(now - *last_).count() < interval_s_)
@@ -88,10 +93,13 @@ void ProgressLine::report(int64_t done, int64_t total) {
                                                           static_cast<double>(total))),
                " %)");
   str_append(line, ", ", duration_text(elapsed));
-  if (done > 0 && done < total)
+  // Time left at the pace since the library's first report: the setup before
+  // it (building the traffic) is not part of the pace.
+  const double since_first = std::chrono::duration<double>(now - first_time_).count();
+  if (done > first_done_ && done < total && since_first > 0)
     str_append(line, ", ~",
-               duration_text(elapsed * static_cast<double>(total - done) /
-                             static_cast<double>(done)),
+               duration_text(since_first * static_cast<double>(total - done) /
+                             static_cast<double>(done - first_done_)),
                " left");
   if (!note_.empty() && done < total) str_append(line, "; ", note_);
   if (tty_) {

@@ -59,6 +59,9 @@ class ProgressLine {
   std::string header_;
   Clock::time_point start_;
   std::optional<Clock::time_point> last_;  // the last line printed
+  bool seen_ = false;                      // the library has reported once
+  Clock::time_point first_time_;           // ... then,
+  int64_t first_done_ = 0;                 // ... with this much done
   bool dirty_ = false;                     // a terminal line is showing
 };
 
