@@ -246,7 +246,8 @@ constexpr std::array<FlagSpec, 57> kFlagTable = {{
     {"generate", K::kText, "KIND", "",
      "simulate: time a generated traffic matrix, every flow --bytes: permutation[:SEED] (every "
      "GPU to one other, no fixed points), incast:N (N hosts into host 0), uniform:N[:SEED] (N "
-     "random pairs) or alltoall.",
+     "random pairs), alltoall, or alltoallv:FILE (all-to-all-v from a byte matrix: row i, "
+     "column j = bytes rank i sends to rank j, rank r the cluster's r-th GPU; no --bytes).",
      "--generate permutation:3"},
     {"flows-out", K::kText, "FILE", "",
      "simulate --traffic/--generate: write every flow's completion time to FILE (JSON when it "

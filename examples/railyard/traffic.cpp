@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "inputs.hpp"
+#include "railyard/core/file.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/report/traffic_report.hpp"
 #include "railyard/routing/hash.hpp"
@@ -17,9 +18,22 @@
 namespace railyard::cli {
 namespace {
 
-// --generate: permutation[:SEED] | incast:N | uniform:N[:SEED] | alltoall.
+// --generate: permutation[:SEED] | incast:N | uniform:N[:SEED] | alltoall |
+// alltoallv:FILE (a byte matrix; --bytes does not apply).
 StatusOr<std::vector<sim::TrafficFlow>> generated_traffic(const Flags& flags,
                                                  const topology::ClusterDescriptor<>& d) {
+  if (const std::string_view spec = flags.text("generate"); spec.starts_with("alltoallv:")) {
+    if (flags.given("bytes"))
+      return usage_error(
+          "simulate: --generate alltoallv:FILE takes every flow's size from the matrix; drop "
+          "--bytes");
+    const std::string path(spec.substr(std::string_view("alltoallv:").size()));
+    auto text = read_text_file("generate", path);
+    if (!text.ok()) return flag_error(flags, "generate", text.status());
+    auto flows = sim::parse_traffic_matrix(*text, d);
+    if (!flows.ok()) return flag_error(flags, "generate", with_context(flows.status(), path));
+    return flows;
+  }
   if (!flags.given("bytes"))
     return usage_error("simulate: --generate needs --bytes (the size of every generated flow)");
   auto bytes = parse_size_in("bytes", flags.text("bytes"), 1, uint64_t{1} << 50);
@@ -63,7 +77,7 @@ StatusOr<std::vector<sim::TrafficFlow>> generated_traffic(const Flags& flags,
     if (d.gpus() > 1024) return bad("alltoall is limited to 1,024 GPUs (n·(n−1) flows)");
     return sim::all_to_all_traffic(d, b);
   }
-  return bad("use permutation[:SEED], incast:N, uniform:N[:SEED] or alltoall");
+  return bad("use permutation[:SEED], incast:N, uniform:N[:SEED], alltoall or alltoallv:FILE");
 }
 
 }  // namespace
