@@ -2,7 +2,7 @@
 // as a person would: is the picture a readable size, is the deliberately hot
 // link drawn in the darkest colour, are idle switches drawn idle?
 //
-//   heatmap_render <rsvg-convert> <work dir>
+//   heatmap_render <rsvg-convert> <work dir> [SVG...]
 //
 // Two maps (report/heatmap_svg.hpp), with utilizations built here by hand:
 //   h100-1024 (48 switches, one row per switch): leaves 0-15 and the spines
@@ -18,6 +18,8 @@
 // around it are visibly lighter (lightness +20 of 255, RGB distance >= 50);
 // every cell of an idle row grey #d0d0d0 and nothing in it coloured.
 // The hottest link is the one set by hand, read from the SVG's list.
+// Each further SVG (written by `railyard simulate --svg`, tests/cli/heat.cmake)
+// is rendered too: at most 2,000 px each way, its hot1 cell all #800026.
 //
 // Exit 0 when every check passes, 1 on a failure, 77 (CTest SKIP_RETURN_CODE)
 // when rsvg-convert is missing: the test is then reported skipped, never passed.
@@ -248,11 +250,26 @@ void big_map(const Renderer& r) {
   check_idle_row(r, svg, "row-leaf-15", 64, "big");  // pod 15's leaves
 }
 
+// A map written by the CLI: readable size, its hottest cell drawn darkest.
+void given_map(const Renderer& r, const fs::path& svg, int index) {
+  const std::string name = "given" + std::to_string(index);
+  std::error_code ec;
+  if (!fs::exists(svg, ec)) {
+    check(false, svg.string() + ": no such file");
+    return;
+  }
+  const Png whole = r.render(svg, "", name);
+  check(whole.width > 0 && whole.width <= 2000 && whole.height > 0 && whole.height <= 2000,
+        svg.filename().string() + ": " + std::to_string(whole.width) + " x " +
+            std::to_string(whole.height) + " px, at most 2000 px each way");
+  check_hot_cell(r, svg, name);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: heatmap_render <rsvg-convert> <work dir>\n";
+  if (argc < 3) {
+    std::cerr << "usage: heatmap_render <rsvg-convert> <work dir> [SVG...]\n";
     return 2;
   }
   Renderer r{argv[1], argv[2]};
@@ -265,6 +282,7 @@ int main(int argc, char** argv) {
   fs::create_directories(r.dir, ec);
   small_map(r);
   big_map(r);
+  for (int i = 3; i < argc; ++i) given_map(r, argv[i], i - 2);
   std::cout << (failures == 0 ? "all checks passed" : std::to_string(failures) + " failed") << "\n";
   return failures == 0 ? 0 : 1;
 }
