@@ -76,7 +76,8 @@
 // ports; ties keep core, spine, leaf), and a tier whose ports are all idle is one
 // line ("all idle") with no rows, so busy tiers are never hidden below idle ones.
 // h100-16k-3tier (1,280 switches) becomes 16 leaf + 16 spine + 32 core rows, about
-// 1,500 px tall. Smaller fabrics keep one row per switch in reading order (core,
+// 1,460 px tall when every tier is busy (672 px when only the leaves are);
+// h100-128k-3tier 3 x 32 rows, 1,908 px. Smaller fabrics keep one row per switch in reading order (core,
 // spine, leaf), where `max_rows` still bands a tier with more switches.
 //
 // Merging keeps rows narrow: a tier whose switches have more than
@@ -86,7 +87,7 @@
 // <title> names the switches and the merge factors. Output: at most
 // tiers * rows * max(max_columns, 2) cells of about 45 bytes (+ ~65 for the
 // tooltip of an unmerged cell): h100-1024 (48 switches, 3072 cells) is
-// ~0.37 MB, the summarized h100-16k-3tier ~40 KB.
+// ~0.37 MB, the summarized h100-16k-3tier 55-210 KB, h100-128k-3tier ~0.6 MB.
 //
 // Geometry is fixed: cells are 8 x 12 px at a 9 x 14 px pitch (one <rect id="c">
 // in <defs>, instantiated by <use> per cell so each cell costs ~45 bytes). Every
