@@ -154,10 +154,10 @@ void check_idle_row(const Renderer& r, const fs::path& svg, const std::string& i
   for (const auto& [rgb, n] : h)
     if ((rgb >> 16 & 0xff) != (rgb >> 8 & 0xff) || (rgb >> 8 & 0xff) != (rgb & 0xff))
       coloured = true;
-  check(grey >= int64_t{cells} * kCellPurePixels && grey <= int64_t{cells} * kCellPixels &&
-            !coloured,
-        name + ": idle row " + id + " is " + std::to_string(cells) + " grey " + hex(kIdle) +
-            " cells and nothing coloured (grey pixels " + std::to_string(grey) + ")");
+  check(
+      grey >= int64_t{cells} * kCellPurePixels && grey <= int64_t{cells} * kCellPixels && !coloured,
+      name + ": idle row " + id + " is " + std::to_string(cells) + " grey " + hex(kIdle) +
+          " cells and nothing coloured (grey pixels " + std::to_string(grey) + ")");
 }
 
 // The row holding the hot cell: exactly one cell of the darkest colour, its
@@ -177,9 +177,9 @@ void check_hot_row(const Renderer& r, const fs::path& svg, const std::string& id
     if (rgb != kIdle && rgb != kDarkest && n > most) common = rgb, most = n;
   // 1.2 x the neighbours' load is 1 / 1.2 = 83 % of the scale: #ca0923 beside
   // #800026. A fixed 0-100 % scale drew 40 % and 48 % as two oranges.
-  const double distance = std::hypot(double((common >> 16 & 0xff) - 0x80),
-                                     double((common >> 8 & 0xff) - 0x00),
-                                     double(int(common & 0xff) - 0x26));
+  const double distance =
+      std::hypot(double((common >> 16 & 0xff) - 0x80), double((common >> 8 & 0xff) - 0x00),
+                 double(int(common & 0xff) - 0x26));
   check(most >= 8 * kCellPurePixels && luma(common) - luma(kDarkest) >= 20 && distance >= 50,
         name + ": the busy cells beside the hot one are visibly lighter: " + hex(common) +
             " (lightness " + std::to_string(static_cast<int>(luma(common))) + " vs " +
@@ -275,8 +275,7 @@ int main(int argc, char** argv) {
   Renderer r{argv[1], argv[2]};
   std::error_code ec;
   if (r.rsvg.empty() || r.rsvg.find("NOTFOUND") != std::string::npos || !fs::exists(r.rsvg, ec)) {
-    std::cout << "SKIPPED: rsvg-convert not found (install librsvg2-bin); got '" << r.rsvg
-              << "'\n";
+    std::cout << "SKIPPED: rsvg-convert not found (install librsvg2-bin); got '" << r.rsvg << "'\n";
     return 77;
   }
   fs::create_directories(r.dir, ec);

@@ -106,15 +106,14 @@ inline int decode(BitReader& in, const Huffman& h) {
 }
 
 inline void codes(BitReader& in, std::string& out, const Huffman& lit, const Huffman& dist) {
-  static constexpr uint16_t kLens[29] = {3,  4,  5,  6,  7,  8,  9,  10,  11,  13,
-                                         15, 17, 19, 23, 27, 31, 35, 43,  51,  59,
+  static constexpr uint16_t kLens[29] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                         15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
                                          67, 83, 99, 115, 131, 163, 195, 227, 258};
   static constexpr uint8_t kLext[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                         2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-  static constexpr uint16_t kDists[30] = {1,    2,    3,    4,    5,    7,     9,     13,
-                                          17,   25,   33,   49,   65,   97,    129,   193,
-                                          257,  385,  513,  769,  1025, 1537,  2049,  3073,
-                                          4097, 6145, 8193, 12289, 16385, 24577};
+  static constexpr uint16_t kDists[30] = {
+      1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+      193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
   static constexpr uint8_t kDext[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                         6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
   for (;;) {
@@ -191,7 +190,8 @@ inline std::string inflate(std::string_view in) {
 }
 
 inline uint32_t be32(std::string_view s, size_t at) {
-  return uint32_t{static_cast<uint8_t>(s[at])} << 24 | uint32_t{static_cast<uint8_t>(s[at + 1])} << 16 |
+  return uint32_t{static_cast<uint8_t>(s[at])} << 24 |
+         uint32_t{static_cast<uint8_t>(s[at + 1])} << 16 |
          uint32_t{static_cast<uint8_t>(s[at + 2])} << 8 | uint32_t{static_cast<uint8_t>(s[at + 3])};
 }
 
@@ -245,17 +245,25 @@ inline Png read_png(std::string_view file) {
       const int c = i >= bpp ? prev[i - bpp] : 0;
       int pred = 0;
       switch (filter) {
-        case 0: break;
-        case 1: pred = a; break;
-        case 2: pred = b; break;
-        case 3: pred = (a + b) / 2; break;
+        case 0:
+          break;
+        case 1:
+          pred = a;
+          break;
+        case 2:
+          pred = b;
+          break;
+        case 3:
+          pred = (a + b) / 2;
+          break;
         case 4: {
           const int p = a + b - c;
           const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
           pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
           break;
         }
-        default: throw PngError("PNG row filter " + std::to_string(filter));
+        default:
+          throw PngError("PNG row filter " + std::to_string(filter));
       }
       cur[i] = static_cast<uint8_t>(x + pred);
     }

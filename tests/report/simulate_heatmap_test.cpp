@@ -32,9 +32,8 @@ TEST_CASE("simulate_heatmap_svg: average and peak maps say which they are") {
   REQUIRE(cluster.ok());
   railyard::sim::CollectiveSimOptions o;
   o.algorithm = railyard::collective::Algorithm::kHierarchical;
-  auto r = railyard::sim::simulate_collective(*cluster, two_hosts(),
-                                              railyard::collective::Collective::kAllReduce,
-                                              int64_t{1} << 28, o);
+  auto r = railyard::sim::simulate_collective(
+      *cluster, two_hosts(), railyard::collective::Collective::kAllReduce, int64_t{1} << 28, o);
   REQUIRE(r.ok());
   auto average = simulate_heatmap_svg(cluster->fabric, *r);
   REQUIRE(average.ok());
@@ -66,7 +65,8 @@ TEST_CASE("simulate_heatmap_svg: average and peak maps say which they are") {
 }
 
 TEST_CASE("parse_heatmap_metric") {
-  CHECK(*railyard::report::parse_heatmap_metric("svg-metric", "average") == HeatmapMetric::kAverage);
+  CHECK(*railyard::report::parse_heatmap_metric("svg-metric", "average") ==
+        HeatmapMetric::kAverage);
   CHECK(*railyard::report::parse_heatmap_metric("svg-metric", "peak") == HeatmapMetric::kPeak);
   auto bad = railyard::report::parse_heatmap_metric("svg-metric", "max");
   REQUIRE_FALSE(bad.ok());

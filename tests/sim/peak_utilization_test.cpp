@@ -32,8 +32,9 @@ std::vector<std::vector<GpuEndpoint>> all_gpus(int32_t hosts) {
 
 }  // namespace
 
-TEST_CASE("peak utilization: a step's load never exceeds capacity, and the NIC saturates "
-          "in its steps while idling through the NVLink phases") {
+TEST_CASE(
+    "peak utilization: a step's load never exceeds capacity, and the NIC saturates "
+    "in its steps while idling through the NVLink phases") {
   auto cluster = railyard::topology::make_cluster("h100-1024");
   REQUIRE(cluster.ok());
   const railyard::topology::Fabric& f = cluster->fabric;

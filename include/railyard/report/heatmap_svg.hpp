@@ -77,8 +77,8 @@
 // line ("all idle") with no rows, so busy tiers are never hidden below idle ones.
 // h100-16k-3tier (1,280 switches) becomes 16 leaf + 16 spine + 32 core rows, about
 // 1,460 px tall when every tier is busy (672 px when only the leaves are);
-// h100-128k-3tier 3 x 32 rows, 1,908 px. Smaller fabrics keep one row per switch in reading order (core,
-// spine, leaf), where `max_rows` still bands a tier with more switches.
+// h100-128k-3tier 3 x 32 rows, 1,908 px. Smaller fabrics keep one row per switch in reading order
+// (core, spine, leaf), where `max_rows` still bands a tier with more switches.
 //
 // Merging keeps rows narrow: a tier whose switches have more than
 // `max_columns` cables is drawn with g consecutive ports per cell in each block
@@ -221,8 +221,8 @@ struct HeatmapStats {
   [[nodiscard]] std::string text() const {
     std::string s = str_cat(busy, " of ", links, " links carry traffic");
     if (busy > 0)
-      str_append(s, "; max ", percent(max), ", mean ",
-                 percent(sum / static_cast<double>(busy)), "; ", over, " over capacity");
+      str_append(s, "; max ", percent(max), ", mean ", percent(sum / static_cast<double>(busy)),
+                 "; ", over, " over capacity");
     return s;
   }
 };
@@ -323,7 +323,8 @@ std::vector<HeatmapRow> heatmap_summary_rows(const topology::Fabric& f, topology
   // Runs of equal keys, then consecutive runs merged to fit the row budget.
   std::vector<int32_t> starts;
   for (int32_t i = 0; i < n; ++i)
-    if (i == 0 || key[static_cast<size_t>(i)] != key[static_cast<size_t>(i) - 1]) starts.push_back(i);
+    if (i == 0 || key[static_cast<size_t>(i)] != key[static_cast<size_t>(i) - 1])
+      starts.push_back(i);
   const auto runs = static_cast<int32_t>(starts.size());
   const int32_t per_row = heatmap_ceil_div(runs, kHeatmapSummaryRows);
   std::vector<HeatmapRow> rows;
@@ -378,8 +379,7 @@ RAILYARD_LAZY
   if (options.max_rows < 1)
     return invalid_argument_error(str_cat("max_rows=", options.max_rows, ": must be >= 1"));
   if (options.max_columns < 1)
-    return invalid_argument_error(
-        str_cat("max_columns=", options.max_columns, ": must be >= 1"));
+    return invalid_argument_error(str_cat("max_columns=", options.max_columns, ": must be >= 1"));
   if (options.summarize_above < 1)
     return invalid_argument_error(
         str_cat("summarize_above=", options.summarize_above, ": must be >= 1"));
@@ -494,8 +494,8 @@ RAILYARD_LAZY
     if (summarized)
       s.rows = d::heatmap_summary_rows(fabric, kind, s.switches);
     else
-      s.rows = d::heatmap_bands(fabric, s.switches,
-                                n > options.max_rows ? d::heatmap_ceil_div(n, options.max_rows) : 1);
+      s.rows = d::heatmap_bands(
+          fabric, s.switches, n > options.max_rows ? d::heatmap_ceil_div(n, options.max_rows) : 1);
     const int32_t blocks = (s.max_down > 0 ? 1 : 0) + (s.max_up > 0 ? 1 : 0);
     const int32_t limit = std::max(options.max_columns, blocks);
     if (s.max_down + s.max_up > limit) {
@@ -547,8 +547,9 @@ RAILYARD_LAZY
   // Legend.
   body.group().attr("id", "legend").open();
   text_line(m, y + 10,
-            str_cat("values: ", options.metric.empty() ? std::string_view("utilization (traffic / capacity)")
-                                                      : std::string_view(options.metric)));
+            str_cat("values: ", options.metric.empty()
+                                    ? std::string_view("utilization (traffic / capacity)")
+                                    : std::string_view(options.metric)));
   y += 14;
   if (summarized)
     text_line(m, y + 10,
@@ -614,15 +615,17 @@ RAILYARD_LAZY
   // The hottest ports, as text.
   if (!hot.empty()) {
     body.group().attr("id", "hottest").open();
-    bold_line(m, y + 11,
-              str_cat("hottest ", hot.size() == 1 ? std::string("switch port") : str_cat(hot.size(), " switch ports"),
-                      " (egress), busiest first:"),
-              12, d::kHeatmapCharW);
+    bold_line(
+        m, y + 11,
+        str_cat("hottest ",
+                hot.size() == 1 ? std::string("switch port") : str_cat(hot.size(), " switch ports"),
+                " (egress), busiest first:"),
+        12, d::kHeatmapCharW);
     y += 16;
     for (size_t k = 0; k < hot.size(); ++k) {
       text_line(m + 8, y + 10,
-                str_cat(k + 1, ". ", arrow(hot[k]), " (", tier_name(hot[k]), "): ",
-                        percent(util(hot[k]))));
+                str_cat(k + 1, ". ", arrow(hot[k]), " (", tier_name(hot[k]),
+                        "): ", percent(util(hot[k]))));
       y += 14;
     }
     if (busiest_undrawn.value() >= 0 && util(busiest_undrawn) > busiest_drawn) {
@@ -650,11 +653,12 @@ RAILYARD_LAZY
       return lo == hi ? str_cat(lo) : str_cat(lo, "-", hi);
     };
     const bool idle = s.egress.busy == 0;
-    bold_line(m, y + 11,
-              str_cat(name, ": ", s.switches.size(), " switches, ", range(s.min_down, s.max_down),
-                      " down + ", range(s.min_up, s.max_up), " up cables each",
-                      summarized && idle ? ": all idle (no port carries traffic), rows left out" : ""),
-              12, d::kHeatmapCharW);
+    bold_line(
+        m, y + 11,
+        str_cat(name, ": ", s.switches.size(), " switches, ", range(s.min_down, s.max_down),
+                " down + ", range(s.min_up, s.max_up), " up cables each",
+                summarized && idle ? ": all idle (no port carries traffic), rows left out" : ""),
+        12, d::kHeatmapCharW);
     y += 16;
     if (summarized && idle) {
       body.close();
@@ -692,8 +696,8 @@ RAILYARD_LAZY
     }
     y += 14;
     const int rows_top = y;
-    const int cells_w = s.up_cells > 0 ? up_x + s.up_cells * d::kHeatmapPitchX
-                                       : s.down_cells * d::kHeatmapPitchX;
+    const int cells_w =
+        s.up_cells > 0 ? up_x + s.up_cells * d::kHeatmapPitchX : s.down_cells * d::kHeatmapPitchX;
 
     for (size_t row = 0; row < s.rows.size(); ++row) {
       const d::HeatmapRow& r = s.rows[row];
@@ -709,8 +713,9 @@ RAILYARD_LAZY
           for (LinkId l : fabric.out_links(s.switches[static_cast<size_t>(i)]))
             row_stats.add(util(l));
       if (!single) {
-        std::string merged = str_cat(r.label, ": each cell shows the maximum over ",
-                                     r.end - r.first, r.end - r.first == 1 ? " switch" : " switches");
+        std::string merged =
+            str_cat(r.label, ": each cell shows the maximum over ", r.end - r.first,
+                    r.end - r.first == 1 ? " switch" : " switches");
         if (s.group > 1) str_append(merged, " and ", s.group, " consecutive ports");
         body.title(merged);
       }
@@ -756,8 +761,7 @@ RAILYARD_LAZY
           body.content(fabric.node_name(fabric.src(one)))
               .raw(" -> ")
               .content(fabric.node_name(fabric.dst(one)))
-              .content(str_cat(": ", percent(egress),
-                               " / back: ", percent(back),
+              .content(str_cat(": ", percent(egress), " / back: ", percent(back),
                                egress > 1 ? " (over capacity)" : "", " [link ", one.value(), "]"));
           body.close().close();
         }
