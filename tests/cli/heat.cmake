@@ -84,3 +84,40 @@ add_test(NAME heat.render
           "${CMAKE_CURRENT_BINARY_DIR}/cli/heat.simulate_average_small/average.svg")
 set_tests_properties(heat.render PROPERTIES
   SKIP_RETURN_CODE 77 FIXTURES_REQUIRED heat_svgs LABELS cli TIMEOUT 300)
+
+# plan --out: both maps say what they show and share one colour scale, whose
+# top is the busier of the two maps' hottest ports (each map's "1. ..." line).
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli/check_heat_plan.cmake" [=[
+# cmake -DOUT=<plan --out dir> -P check_heat_plan.cmake
+set(top "")
+set(hottest "0.0")
+foreach(side IN ITEMS naive railyard)
+  file(READ "${OUT}/heatmap/${side}.svg" svg)
+  string(FIND "${svg}" "values: peak over the simulated collectives: per link, the highest of each collective&#39;s average" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${side}.svg: the legend does not say what the values are")
+  endif()
+  if(NOT svg MATCHES "scale: darkest #800026 = ([0-9.]+)% \\(the busiest switch port of naive.svg and railyard.svg: one scale for both\\)")
+    message(FATAL_ERROR "${side}.svg: no shared scale line")
+  endif()
+  if(top STREQUAL "")
+    set(top "${CMAKE_MATCH_1}")
+  elseif(NOT top STREQUAL CMAKE_MATCH_1)
+    message(FATAL_ERROR "${side}.svg: scale top ${CMAKE_MATCH_1}% but the other map's is ${top}%")
+  endif()
+  if(NOT svg MATCHES ">1\\. [^<]*: ([0-9.]+)%<")
+    message(FATAL_ERROR "${side}.svg: no hottest list")
+  endif()
+  if(CMAKE_MATCH_1 VERSION_GREATER hottest)
+    set(hottest "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+if(NOT top STREQUAL hottest)
+  message(FATAL_ERROR "the shared scale tops at ${top}%, the busier map's hottest port is ${hottest}%")
+endif()
+message(STATUS "plan maps: one scale topping at ${top}%")
+]=])
+add_test(NAME cli.heat.plan_maps
+  COMMAND "${CMAKE_COMMAND}" "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/cli/plan_out/out"
+          -P "${CMAKE_CURRENT_BINARY_DIR}/cli/check_heat_plan.cmake")
+set_tests_properties(cli.heat.plan_maps PROPERTIES FIXTURES_REQUIRED plan_out LABELS cli)

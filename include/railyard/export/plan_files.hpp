@@ -155,8 +155,10 @@ RAILYARD_LAZY
       "jobs/<job>/megatron-args.txt  Megatron-LM parallel sizes and the matching rank order\n",
       "jobs/<job>/nccl.env           NCCL environment derived for the job (NAME=value)\n",
       "jobs/<job>/nccl_tuner.conf    NCCL_TUNER_CONFIG_FILE for NCCL's example tuner\n",
-      "heatmap/naive.svg             peak link utilization, naive placement and routing\n",
-      "heatmap/railyard.svg          the same for railyard's placement and routing\n\n",
+      "heatmap/naive.svg             peak link utilization (per link, the busiest of the\n",
+      "                              simulated collectives), naive placement and routing\n",
+      "heatmap/railyard.svg          the same for railyard's placement and routing; both on\n",
+      "                              one colour scale (darkest = the busiest port of either)\n\n",
       "Launcher files follow railyard's placement (best_fit hosts, railyard rank order):\n",
       "launch ranks exactly as they say, or the measured gains do not apply.\n");
   files.push_back({"README.txt", std::move(readme)});
