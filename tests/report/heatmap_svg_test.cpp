@@ -450,7 +450,8 @@ TEST_CASE("heatmap_svg: deterministic bytes") {
   for (size_t i = 0; i < u.size(); ++i)
     u[i] = static_cast<double>((i * 2654435761u) % 1300) / 1000.0 * (i % 5 != 0 ? 1 : 0);
   for (const HeatmapOptions& o :
-       {HeatmapOptions{.title = "t"}, HeatmapOptions{.max_rows = 7, .max_columns = 10}}) {
+       {HeatmapOptions{.title = "t"}, HeatmapOptions{.max_rows = 7, .max_columns = 10},
+        HeatmapOptions{.hottest = 25, .summarize_above = 10}}) {
     const std::string first = render(a.fabric, u, o);
     CHECK(first == render(a.fabric, u, o));
     CHECK(first == render(b.fabric, u, o));
