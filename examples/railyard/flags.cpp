@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 57> kFlagTable = {{
+constexpr std::array<FlagSpec, 58> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -216,6 +216,11 @@ constexpr std::array<FlagSpec, 57> kFlagTable = {{
      "simulate: also write a heat map of link utilization to this SVG file; cc --simulate: the "
      "paper fluid model's queue and rate traces (derived settings).",
      "--svg out.svg"},
+    {"svg-metric", K::kText, "average|peak", "average",
+     "simulate --svg: what the heat map shows: average = each link's bytes / (capacity x the "
+     "run's time); peak = its busiest step's bytes / (capacity x that step's transfer time). "
+     "Either way the darkest red is the busiest switch port and the hottest ten are listed.",
+     "--svg-metric peak"},
     {"incast", K::kInt, "N", "",
      "cc: line-rate senders into one switch port at once, 1..65536; default: derived from --job "
      "(and --collective), else 1.",

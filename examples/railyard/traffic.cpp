@@ -87,7 +87,7 @@ Outcome run_simulate_traffic(const Invocation& inv) {
   // Flags of the collective mode do not apply to a traffic matrix.
   for (std::string_view flag :
        {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "chunk", "down",
-        "svg"})
+        "svg", "svg-metric"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, false, "does not apply with --traffic or --generate"));
   if (flags.given("traffic") && flags.given("generate"))
     return usage_error("simulate: give --traffic FILE or --generate KIND, not both");

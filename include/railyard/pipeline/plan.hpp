@@ -548,6 +548,7 @@ RAILYARD_LAZY
         }
         detail::plan_fold_peak(result.peak_utilization[side_index(s)], rep->link_utilization);
         rep->link_utilization = {};
+        rep->link_peak_utilization = {};
         rep->link_bytes = {};
         pc.report[side_index(s)] = *std::move(rep);
       }
