@@ -20,8 +20,9 @@ set -euo pipefail
 RAILYARD_MAIN_JOB="plan"
 
 readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev)
-# clang and its runtime (libFuzzer, sanitizers) for the fuzzing pass.
-readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
+# clang and its runtime (libFuzzer, sanitizers) for the fuzzing pass;
+# rsvg-convert (librsvg2-bin) renders heat maps to PNG for heat.render.
+readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev librsvg2-bin)
 # Seconds each fuzz target runs in the test pass (cmake/fuzz.sh runs two at a time).
 RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
 # Optional: slurmctld, scontrol and munged for tests/slurm.

@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 60> kFlagTable = {{
+constexpr std::array<FlagSpec, 61> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -216,6 +216,11 @@ constexpr std::array<FlagSpec, 60> kFlagTable = {{
      "simulate: also write a heat map of link utilization to this SVG file; cc --simulate: the "
      "paper fluid model's queue and rate traces (derived settings).",
      "--svg out.svg"},
+    {"svg-metric", K::kText, "average|peak", "average",
+     "simulate --svg: what the heat map shows: average = each link's bytes / (capacity x the "
+     "run's time); peak = its busiest step's bytes / (capacity x that step's transfer time). "
+     "Either way the darkest red is the busiest switch port and the hottest ten are listed.",
+     "--svg-metric peak"},
     {"incast", K::kInt, "N", "",
      "cc: line-rate senders into one switch port at once, 1..65536; default: derived from --job "
      "(and --collective), else 1.",
@@ -246,7 +251,8 @@ constexpr std::array<FlagSpec, 60> kFlagTable = {{
     {"generate", K::kText, "KIND", "",
      "simulate: time a generated traffic matrix, every flow --bytes: permutation[:SEED] (every "
      "GPU to one other, no fixed points), incast:N (N hosts into host 0), uniform:N[:SEED] (N "
-     "random pairs) or alltoall.",
+     "random pairs), alltoall, or alltoallv:FILE (all-to-all-v from a byte matrix: row i, "
+     "column j = bytes rank i sends to rank j, rank r the cluster's r-th GPU; no --bytes).",
      "--generate permutation:3"},
     {"flows-out", K::kText, "FILE", "",
      "simulate --traffic/--generate: write every flow's completion time to FILE (JSON when it "

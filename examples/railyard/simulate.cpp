@@ -46,6 +46,7 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
                                       {"down"},
                                       {"json"},
                                       {"svg"},
+                                      defaulted("svg-metric", "average"),
                                       {"switch-ns"},
                                       {"nic-ns"},
                                       {"nvswitch-ns"},
@@ -102,6 +103,9 @@ Outcome run_simulate(const Invocation& inv) {
       return flag_error(flags, "down", s);
 
   RAILYARD_RETURN_IF_ERROR(check_output_flag(flags, "svg"));
+  RAILYARD_RETURN_IF_ERROR(only_with(inv, "svg-metric", flags.given("svg"), "applies only with --svg"));
+  auto svg_metric = report::parse_heatmap_metric("svg-metric", flags.text("svg-metric"));
+  if (!svg_metric.ok()) return flag_error(flags, "svg-metric", svg_metric.status());
   sim::CollectiveSimOptions options;
   options.algorithm = in.algorithm;
   options.routing = *routing;
@@ -147,7 +151,7 @@ Outcome run_simulate(const Invocation& inv) {
     return routed_error(flags, kSimulateRoutes, report.status(), "simulate");
   }
   if (flags.given("svg")) {
-    auto svg = report::simulate_heatmap_svg(cluster.fabric, *report);
+    auto svg = report::simulate_heatmap_svg(cluster.fabric, *report, *svg_metric);
     if (!svg.ok())
       return internal_error(str_cat(shown(flags, "svg"), ": ", message_of(svg.status())));
     RAILYARD_RETURN_IF_ERROR(write_flag_file(flags, "svg", *svg));
@@ -163,7 +167,7 @@ const Subcommand kSimulate{
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
     "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] "
-    "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE] "
+    "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE [--svg-metric average|peak]] "
     "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] [--progress] [--max-memory SIZE] | "
     "(--traffic FILE | --generate KIND [--bytes SIZE] [--qps K]) [--cluster SPEC] "
     "[--routing ecmp|steered|adaptive] [--hash MODEL] [--seed S] [--noqueueing] [--mtu BYTES] [--standing-queue SIZE] "

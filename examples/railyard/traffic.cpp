@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "inputs.hpp"
 #include "progress.hpp"
+#include "railyard/core/file.hpp"
 #include "railyard/core/parse.hpp"
 #include "railyard/report/traffic_report.hpp"
 #include "railyard/routing/hash.hpp"
@@ -18,9 +19,22 @@
 namespace railyard::cli {
 namespace {
 
-// --generate: permutation[:SEED] | incast:N | uniform:N[:SEED] | alltoall.
+// --generate: permutation[:SEED] | incast:N | uniform:N[:SEED] | alltoall |
+// alltoallv:FILE (a byte matrix; --bytes does not apply).
 StatusOr<std::vector<sim::TrafficFlow>> generated_traffic(const Flags& flags,
                                                  const topology::ClusterDescriptor<>& d) {
+  if (const std::string_view spec = flags.text("generate"); spec.starts_with("alltoallv:")) {
+    if (flags.given("bytes"))
+      return usage_error(
+          "simulate: --generate alltoallv:FILE takes every flow's size from the matrix; drop "
+          "--bytes");
+    const std::string path(spec.substr(std::string_view("alltoallv:").size()));
+    auto text = read_text_file("generate", path);
+    if (!text.ok()) return flag_error(flags, "generate", text.status());
+    auto flows = sim::parse_traffic_matrix(*text, d);
+    if (!flows.ok()) return flag_error(flags, "generate", with_context(flows.status(), path));
+    return flows;
+  }
   if (!flags.given("bytes"))
     return usage_error("simulate: --generate needs --bytes (the size of every generated flow)");
   auto bytes = parse_size_in("bytes", flags.text("bytes"), 1, uint64_t{1} << 50);
@@ -64,7 +78,7 @@ StatusOr<std::vector<sim::TrafficFlow>> generated_traffic(const Flags& flags,
     if (d.gpus() > 1024) return bad("alltoall is limited to 1,024 GPUs (n·(n−1) flows)");
     return sim::all_to_all_traffic(d, b);
   }
-  return bad("use permutation[:SEED], incast:N, uniform:N[:SEED] or alltoall");
+  return bad("use permutation[:SEED], incast:N, uniform:N[:SEED], alltoall or alltoallv:FILE");
 }
 
 }  // namespace
@@ -74,7 +88,7 @@ Outcome run_simulate_traffic(const Invocation& inv) {
   // Flags of the collective mode do not apply to a traffic matrix.
   for (std::string_view flag :
        {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "chunk", "down",
-        "svg"})
+        "svg", "svg-metric"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, false, "does not apply with --traffic or --generate"));
   if (flags.given("traffic") && flags.given("generate"))
     return usage_error("simulate: give --traffic FILE or --generate KIND, not both");

@@ -133,7 +133,12 @@ int main(int argc, char** argv) {
             "%s, %s, hosts 16-47, ECMP 1 QP (seed 1): busbw %.0f Gb/s", std::string(c.spec).c_str(),
             std::string(railyard::collective::collective_name(c.kind)).c_str(), r.busbw_gbps);
         const std::string svg = study::need(
-            railyard::report::heatmap_svg(cl.fabric, r.link_utilization, {.title = title}), "heatmap");
+            railyard::report::heatmap_svg(
+                cl.fabric, r.link_utilization,
+                {.title = title,
+                 .metric = "average over the run: per link, bytes / (capacity x the "
+                           "collective's time)"}),
+            "heatmap");
         const std::string path =
             study::fmt("%s/tor_vs_rail_%s_%s.svg", svg_dir.c_str(), std::string(c.fabric).c_str(),
                        std::string(railyard::collective::collective_name(c.kind)).c_str());

@@ -250,7 +250,7 @@ TEST_CASE("heatmap_svg: one link's utilization colours exactly its cell") {
   CHECK(label_of(*leaf3) == "leaf3");
   const auto cs = cells(*leaf3);
   REQUIRE(cs.size() == 64);
-  CHECK(fill_of(*cs[33]) == "#fd8d3c");  // YlOrRd stop 4 of 8
+  CHECK(fill_of(*cs[33]) == "#800026");  // the busiest port: the scale's darkest stop
   CHECK(title_of(*cs[33]) ==
         arrow(f, up) + ": 50.0% / back: 12.5% [link " + std::to_string(up.value()) + "]");
 
@@ -264,7 +264,7 @@ TEST_CASE("heatmap_svg: one link's utilization colours exactly its cell") {
   for (const XmlElement* cell : cells(*spine_row))
     if (title_of(*cell) == want) {
       ++found;
-      CHECK(fill_of(*cell) == "#ffeda0");  // stop 1 of 8
+      CHECK(fill_of(*cell) == "#fed976");  // 12.5% of a 50% scale: stop 2 of 8
     }
   CHECK(found == 1);
   // Nothing else is coloured.
@@ -278,6 +278,7 @@ TEST_CASE("heatmap_svg: colour scale, unused grey and over capacity") {
   const std::vector<LinkId> down = down_links(f, f.leaf(SwitchIndex{0}));
   const double values[] = {0.0, 1e-9, 0.0625, 0.25, 1.0, 1.5};
   for (size_t i = 0; i < 6; ++i) at(u, down[i]) = values[i];
+  // The busiest port within capacity is at 100%: the scale is 0-100%.
   const XmlElement root = parse(render(f, u));
   const auto cs = cells(*rows(*tiers(root)[1])[0]);
   CHECK(fill_of(*cs[0]) == "#d0d0d0");  // exactly 0: unused grey
@@ -338,7 +339,7 @@ TEST_CASE("heatmap_svg: beyond max_rows switches merge into bands keeping the ma
   at(u, Fabric::reverse(down_links(f, f.leaf(SwitchIndex{6}))[2])) = 0.9;  // ingress: not shown
 
   SUBCASE("32 leaves in bands of 4, 16 spines in bands of 2") {
-    const XmlElement root = parse(render(f, u, {.max_rows = 10}));
+    const XmlElement root = parse(render(f, u, {.scale_max = 1, .max_rows = 10}));
     const auto ts = tiers(root);
     const auto leaves = rows(*ts[1]);
     REQUIRE(leaves.size() == 8);
@@ -359,7 +360,7 @@ TEST_CASE("heatmap_svg: beyond max_rows switches merge into bands keeping the ma
     CHECK(non_grey(root) == 1);  // the 0.9 enters leaf6 from a host: not its egress
   }
   SUBCASE("uneven bands: the last one is shorter, a lone switch keeps its tooltips") {
-    const XmlElement root = parse(render(f, u, {.max_rows = 6}));
+    const XmlElement root = parse(render(f, u, {.scale_max = 1, .max_rows = 6}));
     const auto ts = tiers(root);
     const auto leaves = rows(*ts[1]);  // ceil(32 / 6) = 6 per band
     REQUIRE(leaves.size() == 6);
@@ -381,7 +382,7 @@ TEST_CASE("heatmap_svg: beyond max_rows switches merge into bands keeping the ma
     CHECK(rows(*tiers(root)[0]).size() == 16);
   }
   SUBCASE("one row per tier") {
-    const XmlElement root = parse(render(f, u, {.max_rows = 1}));
+    const XmlElement root = parse(render(f, u, {.scale_max = 1, .max_rows = 1}));
     const auto leaves = rows(*tiers(root)[1]);
     REQUIRE(leaves.size() == 1);
     CHECK(label_of(*leaves[0]) == "leaf0..leaf31");
@@ -399,7 +400,7 @@ TEST_CASE("heatmap_svg: beyond max_columns ports merge per cell keeping the maxi
   at(u, down_links(f, f.leaf(SwitchIndex{0}))[31]) = 0.25;
 
   SUBCASE("64 cables in 16 cells of 4 ports") {
-    const XmlElement root = parse(render(f, u, {.max_columns = 16}));
+    const XmlElement root = parse(render(f, u, {.scale_max = 1, .max_columns = 16}));
     const auto ts = tiers(root);
     const auto leaves = rows(*ts[1]);
     REQUIRE(leaves.size() == 32);
@@ -420,7 +421,7 @@ TEST_CASE("heatmap_svg: beyond max_columns ports merge per cell keeping the maxi
     CHECK(bar_x < x0 + int_attr(*cs[8], "x"));
   }
   SUBCASE("max_columns = 1: one cell per non-empty block") {
-    const XmlElement root = parse(render(f, u, {.max_columns = 1}));
+    const XmlElement root = parse(render(f, u, {.scale_max = 1, .max_columns = 1}));
     const auto ts = tiers(root);
     const auto cs = cells(*rows(*ts[1])[0]);
     REQUIRE(cs.size() == 2);
@@ -449,7 +450,8 @@ TEST_CASE("heatmap_svg: deterministic bytes") {
   for (size_t i = 0; i < u.size(); ++i)
     u[i] = static_cast<double>((i * 2654435761u) % 1300) / 1000.0 * (i % 5 != 0 ? 1 : 0);
   for (const HeatmapOptions& o :
-       {HeatmapOptions{.title = "t"}, HeatmapOptions{.max_rows = 7, .max_columns = 10}}) {
+       {HeatmapOptions{.title = "t"}, HeatmapOptions{.max_rows = 7, .max_columns = 10},
+        HeatmapOptions{.hottest = 25, .summarize_above = 10}}) {
     const std::string first = render(a.fabric, u, o);
     CHECK(first == render(a.fabric, u, o));
     CHECK(first == render(b.fabric, u, o));
@@ -508,7 +510,7 @@ TEST_CASE("heatmap_svg: builder fabrics, uneven ports and escaped names") {
   at(u, b2) = 0.5;                    // leafB -> spine, second cable
 
   const std::string title = "a<b & \"c\" 'd'\x02";
-  const std::string svg = render(f, u, {.title = title});
+  const std::string svg = render(f, u, {.title = title, .scale_max = 1});
   CHECK(svg.find('\x01') == std::string::npos);
   CHECK(svg.find('\x02') == std::string::npos);
   CHECK(svg.find('\xff') == std::string::npos);
@@ -540,7 +542,7 @@ TEST_CASE("heatmap_svg: builder fabrics, uneven ports and escaped names") {
     CHECK(has_text(root, "leaf: 2 switches, 1-2 down + 1-2 up cables each"));
   }
   SUBCASE("a band of switches with different port counts") {
-    const XmlElement merged = parse(render(f, u, {.max_rows = 1}));
+    const XmlElement merged = parse(render(f, u, {.scale_max = 1, .max_rows = 1}));
     const auto leaves = rows(*tiers(merged)[1]);
     REQUIRE(leaves.size() == 1);
     CHECK(label_of(*leaves[0]) == "leaf<&>\"'A..leafB");
@@ -567,15 +569,15 @@ TEST_CASE("heatmap_svg: fabrics without switches") {
   CHECK(tiers(parse(render(empty, {}))).empty());
 }
 
-TEST_CASE("heatmap_svg: a 131,072-GPU fabric stays a few MB thanks to merging") {
+TEST_CASE("heatmap_svg: a 131,072-GPU fabric drawn per switch stays a few MB thanks to merging") {
   const auto c = cluster("h100-128k-3tier");
   const Fabric& f = c.fabric;
   // Every link busy: no cell is cheaper than another.
   std::vector<double> u(static_cast<size_t>(f.link_count()));
   for (size_t i = 0; i < u.size(); ++i)
     u[i] = 0.001 + static_cast<double>((i * 2654435761u) % 1100) / 1000.0;
-  const std::string svg = render(f, u, {.title = "h100-128k-3tier"});
-  MESSAGE("h100-128k-3tier heatmap: ", svg.size(), " bytes");
+  const std::string svg = render(f, u, {.title = "h100-128k-3tier", .summarize_above = 1 << 20});
+  MESSAGE("h100-128k-3tier heatmap, per switch: ", svg.size(), " bytes");
   CHECK(svg.size() < 5'000'000);
   const XmlElement root = parse(svg);
   const auto ts = tiers(root);
@@ -590,4 +592,262 @@ TEST_CASE("heatmap_svg: a 131,072-GPU fabric stays a few MB thanks to merging") 
   }
   CHECK(label_of(*rows(*ts[0])[0]) == "core0..core3");
   CHECK(label_of(*rows(*ts[2]).back()) == "leaf2040..leaf2047");
+}
+
+namespace {
+
+// Every <text> whose content starts with `prefix`.
+std::vector<std::string> texts_from(const XmlElement& root, std::string_view prefix) {
+  std::vector<std::string> all, out;
+  texts(root, all);
+  for (const std::string& t : all)
+    if (t.rfind(prefix, 0) == 0) out.push_back(t);
+  return out;
+}
+
+// The cell with id="<id>", or nullptr.
+const XmlElement* cell_by_id(const XmlElement& root, std::string_view id) {
+  for (const XmlElement* t : tiers(root))
+    for (const XmlElement* r : rows(*t))
+      for (const XmlElement* u : cells(*r))
+        if (u->attr("id") == std::string(id)) return u;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("heatmap_svg: the legend says what the values are and what the darkest colour is") {
+  const auto c = cluster("h100-1024");
+  const Fabric& f = c.fabric;
+  std::vector<double> u = zeros(f);
+  const std::vector<LinkId> ups = up_links(f, f.leaf(SwitchIndex{0}));
+  at(u, ups[0]) = 0.4;
+  at(u, ups[1]) = 0.2;
+  at(u, ups[2]) = 0.9;
+  at(u, ups[3]) = 1.5;  // over capacity: purple whatever the scale, not the scale's top
+
+  SUBCASE("default: the busiest port within capacity is the darkest") {
+    const XmlElement root =
+        parse(render(f, u, {.metric = "average over the run: bytes / (capacity x time)"}));
+    CHECK(has_text(root, "values: average over the run: bytes / (capacity x time)"));
+    CHECK(has_text(root,
+                   "scale: darkest #800026 = 90.0%, the busiest switch port; lighter in "
+                   "proportion down to 0"));
+    for (std::string_view tick : {"0%", "22.5%", "45.0%", "67.5%", "90.0%"})
+      CHECK(has_text(root, tick));
+    const auto cs = cells(*rows(*tiers(root)[1])[0]);
+    CHECK(fill_of(*cs[32 + 2]) == "#800026");
+    CHECK(fill_of(*cs[32 + 3]) == "#3f007d");
+    // 0.4 / 0.9 = 4/9 of the ramp: 0.556 of the way from stop 3 #feb24c to stop 4 #fd8d3c.
+    CHECK(fill_of(*cs[32 + 0]) == "#fd9d43");
+    CHECK(fill_of(*cs[32 + 1]) == "#fedd7f");  // 2/9: 0.778 from #ffeda0 to #fed976
+  }
+  SUBCASE("a fixed scale, named in the legend") {
+    const XmlElement root =
+        parse(render(f, u, {.scale_max = 0.8, .scale_note = "shared by two maps"}));
+    CHECK(has_text(root, "values: utilization (traffic / capacity)"));
+    CHECK(has_text(root,
+                   "scale: darkest #800026 = 80.0% (shared by two maps), lighter in proportion "
+                   "down to 0"));
+    const auto cs = cells(*rows(*tiers(root)[1])[0]);
+    CHECK(fill_of(*cs[32 + 0]) == "#fd8d3c");  // 0.4 / 0.8: stop 4 of 8
+    CHECK(fill_of(*cs[32 + 2]) == "#800026");  // above the top, within capacity: darkest
+    CHECK(fill_of(*cs[32 + 3]) == "#3f007d");
+  }
+  SUBCASE("nothing carries traffic") {
+    const XmlElement root = parse(render(f, zeros(f)));
+    CHECK(has_text(root, "scale: no switch port within capacity carries traffic"));
+    CHECK(texts_from(root, "hottest").empty());
+  }
+}
+
+TEST_CASE("heatmap_svg: heatmap_busiest is the scale's top: switch egress within capacity") {
+  const auto c = cluster("h100-1024");
+  const Fabric& f = c.fabric;
+  std::vector<double> u = zeros(f);
+  CHECK(railyard::report::heatmap_busiest(f, u) == 0);
+  const LinkId up = f.leaf_uplink(SwitchIndex{4}, 2);
+  at(u, up) = 0.7;
+  at(u, Fabric::reverse(up)) = 0.3;
+  CHECK(railyard::report::heatmap_busiest(f, u) == 0.7);
+  at(u, Fabric::reverse(up)) = 1.2;  // over capacity: not the top
+  CHECK(railyard::report::heatmap_busiest(f, u) == 0.7);
+  // A NIC's egress toward its leaf is not drawn as a cell: not the top either.
+  at(u, Fabric::reverse(down_links(f, f.leaf(SwitchIndex{0}))[0])) = 0.95;
+  CHECK(railyard::report::heatmap_busiest(f, u) == 0.7);
+}
+
+TEST_CASE("heatmap_svg: the hottest switch ports are listed and their cells carry ids") {
+  const auto c = cluster("h100-1024");
+  const Fabric& f = c.fabric;
+  std::vector<double> u = zeros(f);
+  // Twelve leaf uplinks at 12%, 13%, ..., 23%; a host port of the same leaf at
+  // 23% too (a tie: the higher tier, the leaf's uplink, ranks first).
+  const std::vector<LinkId> ups = up_links(f, f.leaf(SwitchIndex{2}));
+  for (size_t k = 0; k < 12; ++k) at(u, ups[k]) = 0.12 + 0.01 * static_cast<double>(k);
+  const LinkId host_port = down_links(f, f.leaf(SwitchIndex{2}))[4];
+  at(u, host_port) = 0.23;
+
+  const XmlElement root = parse(render(f, u));
+  CHECK(has_text(root, "hottest 10 switch ports (egress), busiest first:"));
+  const std::string tier = " (leaf_spine): ";
+  CHECK(has_text(root, "1. " + arrow(f, ups[11]) + tier + "23.0%"));
+  CHECK(has_text(root, "2. " + arrow(f, host_port) + " (host_leaf): 23.0%"));
+  for (int k = 3; k <= 10; ++k) {
+    const LinkId l = ups[static_cast<size_t>(13 - k)];
+    CHECK(has_text(root, std::to_string(k) + ". " + arrow(f, l) + tier +
+                             railyard::report::percent(0.12 + 0.01 * (13 - k))));
+  }
+  CHECK(texts_from(root, "11. ").empty());
+  // The cells: hot1..hot10 on exactly the listed links, found by their tooltips.
+  auto tooltip_link = [](const XmlElement* cell) {
+    const std::string t = title_of(*cell);
+    return t.substr(t.rfind("[link ") + 6);
+  };
+  REQUIRE(cell_by_id(root, "hot1") != nullptr);
+  CHECK(tooltip_link(cell_by_id(root, "hot1")) == std::to_string(ups[11].value()) + "]");
+  REQUIRE(cell_by_id(root, "hot2") != nullptr);
+  CHECK(tooltip_link(cell_by_id(root, "hot2")) == std::to_string(host_port.value()) + "]");
+  REQUIRE(cell_by_id(root, "hot10") != nullptr);
+  CHECK(tooltip_link(cell_by_id(root, "hot10")) == std::to_string(ups[3].value()) + "]");
+  CHECK(cell_by_id(root, "hot11") == nullptr);
+
+  SUBCASE("hottest = 3, and none") {
+    const XmlElement three = parse(render(f, u, {.hottest = 3}));
+    CHECK(has_text(three, "hottest 3 switch ports (egress), busiest first:"));
+    CHECK(cell_by_id(three, "hot3") != nullptr);
+    CHECK(cell_by_id(three, "hot4") == nullptr);
+    const XmlElement none = parse(render(f, u, {.hottest = 0}));
+    CHECK(texts_from(none, "hottest").empty());
+    CHECK(cell_by_id(none, "hot1") == nullptr);
+  }
+  SUBCASE("a NIC's egress busier than every switch port is named") {
+    const LinkId nic_up = Fabric::reverse(down_links(f, f.leaf(SwitchIndex{9}))[0]);
+    at(u, nic_up) = 0.5;
+    const XmlElement busier = parse(render(f, u));
+    CHECK(has_text(busier, "busier still: " + arrow(f, nic_up) +
+                               " (host_leaf): 50.0%, a NIC's egress: drawn only as its leaf "
+                               "port's \"back\""));
+  }
+}
+
+TEST_CASE("heatmap_svg: big fabrics get one row per pod, the busiest tier first") {
+  const auto c = cluster("h100-16k-3tier");
+  const Fabric& f = c.fabric;
+  // 16 pods of 32 leaves (leaf0..leaf31 is pod 0) and 32 spines; 256 cores in
+  // 32 groups of 8 (tests/cli/CMakeLists.txt works the shape out). Pod 3's
+  // leaves send 25% on every port, one of them 50% on one uplink.
+  std::vector<double> u = zeros(f);
+  for (int32_t l = 96; l < 128; ++l)
+    for (LinkId out : f.out_links(f.leaf(SwitchIndex{l}))) at(u, out) = 0.25;
+  const LinkId hot = f.leaf_uplink(SwitchIndex{100}, 9);
+  at(u, hot) = 0.5;
+
+  const std::string svg = render(f, u);
+  const XmlElement root = parse(svg);
+  MESSAGE("h100-16k-3tier summary: ", svg.size(), " bytes, ", int_attr(root, "height"), " px tall");
+  CHECK(int_attr(root, "height") < 2000);
+  CHECK(svg.size() < 400'000);
+  CHECK(has_text(root,
+                 "Summary of 1280 switches (more than 256): one row per pod or group of "
+                 "switches; a cell is the busiest egress port at that position among the row's "
+                 "switches; max and mean of all the row's ports at its right."));
+  const auto ts = tiers(root);
+  REQUIRE(ts.size() == 3);
+  // The leaves carry everything: first; spines and cores send nothing: one line each.
+  CHECK(ts[0]->attr("id") == std::string("tier-leaf"));
+  CHECK(ts[1]->attr("id") == std::string("tier-core"));
+  CHECK(ts[2]->attr("id") == std::string("tier-spine"));
+  CHECK(rows(*ts[1]).empty());
+  CHECK(rows(*ts[2]).empty());
+  CHECK(has_text(root,
+                 "core: 256 switches, 64 down + 0 up cables each: all idle (no port carries "
+                 "traffic), rows left out"));
+  const auto leaves = rows(*ts[0]);
+  REQUIRE(leaves.size() == 16);
+  for (size_t p = 0; p < 16; ++p) {
+    CHECK(label_of(*leaves[p]) == "pod" + std::to_string(p) + " leaf" + std::to_string(32 * p) +
+                                      "..leaf" + std::to_string(32 * p + 31));
+    CHECK(leaves[p]->attr("id") == "row-leaf-" + std::to_string(p));
+    const auto cs = cells(*leaves[p]);
+    REQUIRE(cs.size() == 64);
+    std::vector<std::string> all;
+    texts(*leaves[p], all);
+    if (p != 3) {
+      CHECK(all.back() == "idle");
+      for (const XmlElement* cell : cs) CHECK(fill_of(*cell) == kUnused);
+      continue;
+    }
+    // Mean over the pod's 32 x 64 ports: (2047 x 25% + 50%) / 2048 = 25.01%.
+    CHECK(all.back() == "max 50.0% mean 25.0%");
+    for (size_t k = 0; k < 64; ++k)
+      CHECK(fill_of(*cs[k]) == (k == 32 + 9 ? "#800026" : "#fd8d3c"));  // 25% of a 50% scale
+    CHECK(cs[32 + 9]->attr("id") == std::string("hot1"));
+  }
+  CHECK(has_text(root, "1. " + arrow(f, hot) + " (leaf_spine): 50.0%"));
+
+  SUBCASE("busy spines and cores come before idle leaves") {
+    std::vector<double> v = zeros(f);
+    at(v, f.spine_uplink(SwitchIndex{40}, 1)) = 0.5;                    // spine40 -> a core
+    at(v, Fabric::reverse(f.spine_uplink(SwitchIndex{70}, 2))) = 0.75;  // a core -> spine70
+    const XmlElement busy = parse(render(f, v));
+    const auto order = tiers(busy);
+    REQUIRE(order.size() == 3);
+    CHECK(order[0]->attr("id") == std::string("tier-core"));
+    CHECK(order[1]->attr("id") == std::string("tier-spine"));
+    CHECK(order[2]->attr("id") == std::string("tier-leaf"));
+    CHECK(rows(*order[2]).empty());
+    const auto cores = rows(*order[0]);
+    REQUIRE(cores.size() == 32);
+    CHECK(label_of(*cores[0]) == "group0 core0..core7");
+  }
+}
+
+TEST_CASE("heatmap_svg: summarize_above is the switch count beyond which rows are groups") {
+  const auto c = cluster("h100-1024");  // 32 leaves in 4 SUs of 8, 16 spines: 48 switches
+  const Fabric& f = c.fabric;
+  std::vector<double> u = zeros(f);
+  at(u, up_links(f, f.leaf(SwitchIndex{9}))[0]) = 0.5;
+  const XmlElement per_switch = parse(render(f, u, {.summarize_above = 48}));
+  CHECK(rows(*tiers(per_switch)[1]).size() == 32);
+  const XmlElement summary = parse(render(f, u, {.summarize_above = 47}));
+  const auto ts = tiers(summary);
+  REQUIRE(ts.size() == 2);
+  CHECK(ts[0]->attr("id") == std::string("tier-leaf"));  // the busy tier first
+  const auto leaves = rows(*ts[0]);
+  REQUIRE(leaves.size() == 4);  // two tiers: leaves by scalable unit
+  CHECK(label_of(*leaves[1]) == "su1 leaf8..leaf15");
+  CHECK(rows(*ts[1]).empty());  // idle spines: no rows
+}
+
+TEST_CASE("heatmap_svg: a 131,072-GPU summary stays under 2,000 px") {
+  const auto c = cluster("h100-128k-3tier");
+  const Fabric& f = c.fabric;
+  std::vector<double> u(static_cast<size_t>(f.link_count()));
+  for (size_t i = 0; i < u.size(); ++i)
+    u[i] = 0.001 + static_cast<double>((i * 2654435761u) % 1000) / 1000.0;
+  const std::string svg = render(f, u, {.title = "h100-128k-3tier"});
+  const XmlElement root = parse(svg);
+  MESSAGE("h100-128k-3tier summary: ", svg.size(), " bytes, ", int_attr(root, "height"), " px");
+  CHECK(int_attr(root, "height") < 2000);
+  for (const XmlElement* t : tiers(root)) {
+    CHECK(rows(*t).size() <= 32);
+    CHECK(!rows(*t).empty());
+  }
+}
+
+TEST_CASE("heatmap_svg: option errors name the option and the value") {
+  const auto c = cluster("h100-1024");
+  const std::vector<double> u = zeros(c.fabric);
+  auto message = [&](const HeatmapOptions& o) {
+    auto svg = heatmap_svg(c.fabric, u, o);
+    REQUIRE_FALSE(svg.ok());
+    CHECK(svg.status().code() == absl::StatusCode::kInvalidArgument);
+    return std::string(svg.status().message());
+  };
+  CHECK(message({.summarize_above = 0}) == "summarize_above=0: must be >= 1");
+  CHECK(message({.hottest = -1}) == "hottest=-1: must be >= 0");
+  CHECK(message({.scale_max = -1}) == "scale_max=-1: must be >= 0 and finite");
+  CHECK(message({.scale_max = std::numeric_limits<double>::infinity()}) ==
+        "scale_max=inf: must be >= 0 and finite");
 }

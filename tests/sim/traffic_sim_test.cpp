@@ -498,3 +498,76 @@ TEST_CASE("traffic: routing names — steered accepted, spray and planned refuse
   CHECK(message(spray.status()).find("routing=spray") != std::string::npos);
   CHECK_FALSE(parse_traffic_routing("planned").ok());
 }
+
+TEST_CASE("traffic: an all-to-all-v byte matrix — flows, the diagonal, and a hand-worked incast") {
+  const auto c = make(fat_tree(4));
+  // Ranks are the cluster's GPUs host-major; one GPU per host here, so rank r
+  // is host r. Row 0's diagonal stays in memory; zeros make no flow.
+  const std::string text =
+      "# comment\n"
+      "7MiB, 0, 0, 0\n"
+      "125000, 0, 0, 0\n"
+      "\n"
+      "125KB,0,0,0\r\n"
+      "125000B, 0, 2MiB, 0\n";
+  auto flows = railyard::sim::parse_traffic_matrix(text, c.descriptor);
+  REQUIRE(flows.ok());
+  REQUIRE(flows->size() == 4);
+  const struct {
+    int src, dst;
+    int64_t bytes;
+  } want[] = {{1, 0, 125000}, {2, 0, 125000}, {3, 0, 125000}, {3, 2, 2 << 20}};
+  for (size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK((*flows)[i].src == host(want[i].src));
+    CHECK((*flows)[i].dst == host(want[i].dst));
+    CHECK((*flows)[i].bytes == want[i].bytes);
+    CHECK((*flows)[i].start_us == 0.0);
+    CHECK((*flows)[i].qps == 1);
+  }
+  // The 3:1 incast alone: 3 x 125 kB through rank 0's 100 Gb/s NIC, 30 us.
+  flows->pop_back();
+  auto r = railyard::sim::simulate_traffic(c, *flows, {});
+  REQUIRE(r.ok());
+  for (const auto& f : r->flows) CHECK(f.transfer_us == doctest::Approx(30.0).epsilon(1e-9));
+
+  // On 8-GPU hosts rank 9 is host 1's GPU 1.
+  const auto h = make("h100-1024");
+  std::string big;
+  for (int i = 0; i < 10; ++i) {
+    for (int j = 0; j < 10; ++j) {
+      if (j > 0) big += ',';
+      big += i == 0 && j == 9 ? "4096" : "0";
+    }
+    big += "\n";
+  }
+  auto one = railyard::sim::parse_traffic_matrix(big, h.descriptor);
+  REQUIRE(one.ok());
+  REQUIRE(one->size() == 1);
+  CHECK((*one)[0].src == GpuEndpoint{HostId{0}, GpuIndex{0}});
+  CHECK((*one)[0].dst == GpuEndpoint{HostId{1}, GpuIndex{1}});
+}
+
+TEST_CASE("traffic: a bad byte matrix names the row, the column and the value") {
+  const auto c = make(fat_tree(4));  // 16 GPUs
+  auto err = [&](const std::string& text) {
+    auto f = railyard::sim::parse_traffic_matrix(text, c.descriptor);
+    REQUIRE_FALSE(f.ok());
+    return message(f.status());
+  };
+  CHECK(err("0,1\n1,0,0\n") == "row 2 (line 2): 3 columns; the matrix has 2 rows and must be square");
+  CHECK(err("0,1x\n1,0\n").find("row 1, column 2: bytes=1x") == 0);
+  CHECK(err("0,-1\n1,0\n").find("row 1, column 2: bytes=-1") == 0);
+  CHECK(err("0\n").find("matrix=1 rows: needs at least 2 rows") == 0);
+  CHECK(err("# nothing\n").find("matrix=0 rows") == 0);
+  CHECK(err("0,0\n0,0\n") == "matrix: no flows (every entry off the diagonal is 0)");
+  std::string seventeen;
+  for (int i = 0; i < 17; ++i) {
+    for (int j = 0; j < 17; ++j) {
+      if (j > 0) seventeen += ',';
+      seventeen += '1';
+    }
+    seventeen += "\n";
+  }
+  CHECK(err(seventeen).find("matrix=17 rows: has more ranks than the cluster's 16 GPUs") == 0);
+}

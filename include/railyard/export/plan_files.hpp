@@ -23,7 +23,9 @@
 //   jobs/<job>/nccl.env           derive_cc's NCCL environment: `# reason`, NAME=value
 //   jobs/<job>/nccl_tuner.conf    NCCL example-tuner CSV rules from the simulations
 //   heatmap/naive.svg             peak link utilization of the simulated collectives,
-//   heatmap/railyard.svg          naive and railyard (heatmap_svg.hpp)
+//   heatmap/railyard.svg          naive and railyard (heatmap_svg.hpp), per link the
+//                                 highest of the collectives' averages, on one colour
+//                                 scale (darkest = the busiest port of either)
 // Unplaced jobs get no jobs/<job>/ directory. Paths use '/', in the order above.
 //
 // write_plan_files() creates the directory and every parent it needs, then
@@ -153,8 +155,10 @@ RAILYARD_LAZY
       "jobs/<job>/megatron-args.txt  Megatron-LM parallel sizes and the matching rank order\n",
       "jobs/<job>/nccl.env           NCCL environment derived for the job (NAME=value)\n",
       "jobs/<job>/nccl_tuner.conf    NCCL_TUNER_CONFIG_FILE for NCCL's example tuner\n",
-      "heatmap/naive.svg             peak link utilization, naive placement and routing\n",
-      "heatmap/railyard.svg          the same for railyard's placement and routing\n\n",
+      "heatmap/naive.svg             peak link utilization (per link, the busiest of the\n",
+      "                              simulated collectives), naive placement and routing\n",
+      "heatmap/railyard.svg          the same for railyard's placement and routing; both on\n",
+      "                              one colour scale (darkest = the busiest port of either)\n\n",
       "Launcher files follow railyard's placement (best_fit hosts, railyard rank order):\n",
       "launch ranks exactly as they say, or the measured gains do not apply.\n");
   files.push_back({"README.txt", std::move(readme)});
@@ -202,6 +206,12 @@ RAILYARD_LAZY
     files.push_back({dir + "nccl_tuner.conf", std::move(tuner_rules)});
   }
 
+  // Both maps on one colour scale, so the same red means the same load in
+  // either: the busiest switch port of the two.
+  double scale_top = 0;
+  for (pipeline::PlanSide s : pipeline::kPlanSides)
+    scale_top = std::max(scale_top, report::heatmap_busiest(
+                                        cluster.fabric, r.peak_utilization[pipeline::side_index(s)]));
   for (pipeline::PlanSide s : pipeline::kPlanSides) {
     const std::string path = str_cat("heatmap/", pipeline::side_name(s), ".svg");
     report::HeatmapOptions h;
@@ -209,6 +219,11 @@ RAILYARD_LAZY
                       s == pipeline::PlanSide::kNaive ? " (first_fit, host order, ECMP 1 QP)"
                                             : " (best_fit, railyard order, steered QPs)",
                       ": peak link utilization over the simulated collectives");
+    h.metric =
+        "peak over the simulated collectives: per link, the highest of each collective's "
+        "average (bytes / (capacity x that collective's time))";
+    h.scale_max = scale_top;
+    h.scale_note = "the busiest switch port of naive.svg and railyard.svg: one scale for both";
     auto svg = report::heatmap_svg(cluster.fabric, r.peak_utilization[pipeline::side_index(s)], h);
     if (!svg.ok()) return in_file(path, svg.status());
     files.push_back({path, *std::move(svg)});

@@ -83,7 +83,8 @@
 // Tuner rules (tune/simulated_rules.hpp), per job: for every all-reduce
 // communicator of the job that crosses the network (nNodes = hosts of a group > 1,
 // nRanks = ranks of a group), ring against double binary tree on railyard's
-// placement, as NCCL example-tuner rules (tune/rules.hpp).
+// placement and routing (steered, the job's QPs), as NCCL example-tuner rules
+// (tune/rules.hpp).
 //
 // Heat maps: per configuration, each link's peak utilization over all the
 // simulated collectives of all jobs (the hottest any one of them drove it).
@@ -572,6 +573,7 @@ RAILYARD_LAZY
         }
         detail::plan_fold_peak(result.peak_utilization[side_index(s)], rep->link_utilization);
         rep->link_utilization = {};
+        rep->link_peak_utilization = {};
         rep->link_bytes = {};
         pc.report[side_index(s)] = *std::move(rep);
       }
@@ -591,8 +593,15 @@ RAILYARD_LAZY
       if (std::find(done.begin(), done.end(), shape) != done.end()) continue;
       done.push_back(shape);
       const auto groups = sim::job_groups(jr.at(PlanSide::kRailyard).placement, c.dim);
-      // The stage can be long (a 16k-GPU tree under planned paths, eight
-      // times): its simulations show in the note.
+      // As railyard deploys the job: steered QPs, its QP count (the bound's
+      // planned paths are no rule to hand NCCL).
+      sim::CollectiveSimOptions deploy;
+      deploy.routing = sim::Routing::kSteered;
+      deploy.qps = jr.qps;
+      deploy.seed = options.seed;
+      deploy.latency = options.latency;
+      // The stage can be long on a big job (a 16k-GPU tree, eight times): its
+      // simulations show in the note.
       ProgressHook each;
       if (options.progress) {
         each.min_interval_s = 0;
@@ -601,8 +610,8 @@ RAILYARD_LAZY
                        " of ", total, " simulations)"));
         };
       }
-      auto rules = tune::simulated_allreduce_rules(cluster, groups, c.hosts_per_group,
-                                                  options.latency, each);
+      auto rules =
+          tune::simulated_allreduce_rules(cluster, groups, c.hosts_per_group, deploy, each);
       if (!rules.ok())
         return with_context(rules.status(),
                             str_cat("job '", jr.job.name, "': tuner rules for ", c.label()));

@@ -6,6 +6,14 @@
 //   std::string json = railyard::report::simulate_json(cluster.fabric, *r);
 //   std::string title = railyard::report::simulate_title(*r);  // one line, for plots
 //   auto svg = railyard::report::simulate_heatmap_svg(cluster.fabric, *r);  // link utilization
+//   auto peak = railyard::report::simulate_heatmap_svg(cluster.fabric, *r,
+//                                                      railyard::report::HeatmapMetric::kPeak);
+//
+// Heat maps (report/heatmap_svg.hpp) come in two metrics, named in the title
+// and the legend: kAverage, each link's bytes / (capacity x the run's time),
+// and kPeak, its busiest step's bytes / (capacity x that step's transfer time)
+// (sim/collective_sim.hpp). Both are coloured on a scale whose darkest red is
+// the busiest switch port.
 //
 // Text: what ran (collective, algorithm, routing — with the switches' hash, or
 // "(upper bound)" for planned paths — QPs, channels, groups x ranks,
@@ -89,15 +97,49 @@ RAILYARD_LAZY
                  fixed(r.time_us, 1), " us");
 }
 
-// The run's link utilization as a heat map (report/heatmap_svg.hpp) titled
-// simulate_title(r) + ", link utilization"; needs r.link_utilization
-// (CollectiveSimOptions::keep_links).
+// What a simulate heat map shows (the overview).
+enum class HeatmapMetric { kAverage, kPeak };
+
+// "average" or "peak" (the names --svg-metric takes).
 RAILYARD_LAZY
-[[nodiscard]] StatusOr<std::string> simulate_heatmap_svg(const topology::Fabric& f,
-                                                                const sim::CollectiveReport& r) {
+[[nodiscard]] std::string_view heatmap_metric_name(HeatmapMetric m) {
+  return m == HeatmapMetric::kPeak ? "peak" : "average";
+}
+
+// Parses "average" or "peak"; errors name `field` and the value.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<HeatmapMetric> parse_heatmap_metric(std::string_view field,
+                                                           std::string_view text) {
+  if (text == "average") return HeatmapMetric::kAverage;
+  if (text == "peak") return HeatmapMetric::kPeak;
+  return invalid_field(field, text, "must be average or peak");
+}
+
+// The run's link utilization as a heat map (report/heatmap_svg.hpp) titled
+// simulate_title(r) + ", link utilization averaged over the run" (kAverage) or
+// ", peak link utilization (busiest step)" (kPeak), the legend's "values:"
+// line giving the formula. Needs r.link_utilization, or
+// r.link_peak_utilization for kPeak (CollectiveSimOptions::keep_links);
+// FailedPrecondition when it is missing.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> simulate_heatmap_svg(
+    const topology::Fabric& f, const sim::CollectiveReport& r,
+    HeatmapMetric metric = HeatmapMetric::kAverage) {
+  const bool peak = metric == HeatmapMetric::kPeak;
+  const std::vector<double>& values = peak ? r.link_peak_utilization : r.link_utilization;
+  if (values.empty() && f.link_count() > 0)
+    return failed_precondition_error(
+        str_cat("the report keeps no per-link ", peak ? "peak " : "",
+                "utilization (CollectiveSimOptions::keep_links)"));
   HeatmapOptions options;
-  options.title = str_cat(simulate_title(r), ", link utilization");
-  return heatmap_svg(f, r.link_utilization, options);
+  options.title = str_cat(simulate_title(r), peak ? ", peak link utilization (busiest step)"
+                                                  : ", link utilization averaged over the run");
+  options.metric =
+      peak ? std::string("peak: per link, its busiest step's bytes / (capacity x that step's "
+                         "transfer time)")
+           : str_cat("average over the run: per link, bytes / (capacity x ", fixed(r.time_us, 1),
+                     " us, the whole collective)");
+  return heatmap_svg(f, values, options);
 }
 
 RAILYARD_LAZY

@@ -85,7 +85,14 @@
 //
 // Results follow nccl-tests: algbw = S / time, busbw = algbw × 2(n-1)/n for
 // all-reduce and × (n-1)/n otherwise (docs/constants.md#collectives), n = ranks per group.
-// Utilization of a link = bytes it carried / (capacity × total time).
+// Utilization of a link = bytes it carried / (capacity × total time): the
+// average over the run (link_utilization). Its peak (link_peak_utilization,
+// kept with keep_links) is the busiest step's: per link, the most of any
+// distinct step's bytes on it / (capacity × that step's simulated transfer
+// time), so a link idle half the run but saturated in its steps reads 100 %
+// where the average reads 50 %. Steps are timed without their latency alpha,
+// so the peak is the load while data moves; under max-min sharing it is at
+// most 1.
 //
 // Cost: O(segments × flows per step × path length) to build and route, plus the
 // simulator; a ring all-reduce is one segment however many steps it has.
@@ -229,7 +236,8 @@ struct CollectiveReport {
   LinkId max_link;                       // invalid when nothing crossed a link
   std::vector<TierUtilization> tiers;    // every tier of the fabric, bottom up
   std::vector<double> link_bytes;        // per directed link (keep_links)
-  std::vector<double> link_utilization;  // per directed link (keep_links)
+  std::vector<double> link_utilization;  // per directed link (keep_links): average over the run
+  std::vector<double> link_peak_utilization;  // per directed link (keep_links): busiest step
 };
 
 namespace detail {
@@ -517,6 +525,11 @@ RAILYARD_LAZY
   RAILYARD_RETURN_IF_ERROR(simulator.check_capacities());
   std::vector<double> link_bytes(caps.size(), 0.0);
   std::vector<double> scratch;
+  // The busiest step's utilization per link, from one step's bytes per link
+  // (step_bytes, zeroed again through step_links after each step).
+  std::vector<double> peak_util(options.keep_links ? caps.size() : 0, 0.0);
+  std::vector<double> step_bytes(options.keep_links ? caps.size() : 0, 0.0);
+  std::vector<int32_t> step_links;
 
   const routing::UniformRandomHash random_hash(options.seed);
   const routing::Crc5TupleHash crc_hash(static_cast<uint32_t>(options.seed));
@@ -742,6 +755,24 @@ RAILYARD_LAZY
       for (size_t k = 0; k < ls.size(); ++k)
         link_bytes[static_cast<size_t>(ls[k])] += rpt * step.bytes(i) * step.weight(i, k);
     }
+    if (options.keep_links && sr.time_us > 0) {
+      for (size_t i = 0; i < step.size(); ++i) {
+        const std::span<const int32_t> ls = step.links(i);
+        for (size_t k = 0; k < ls.size(); ++k) {
+          double& b = step_bytes[static_cast<size_t>(ls[k])];
+          if (b == 0) step_links.push_back(ls[k]);
+          b += step.bytes(i) * step.weight(i, k);
+        }
+      }
+      for (const int32_t l : step_links) {
+        const auto li = static_cast<size_t>(l);
+        if (caps[li] > 0)
+          peak_util[li] =
+              std::max(peak_util[li], step_bytes[li] / (caps[li] * kBytesPerUsPerGbps * sr.time_us));
+        step_bytes[li] = 0;
+      }
+      step_links.clear();
+    }
   }
 
   meter.finish();
@@ -886,6 +917,7 @@ RAILYARD_LAZY
   if (options.keep_links) {
     rep.link_bytes = std::move(link_bytes);
     rep.link_utilization = std::move(util);
+    rep.link_peak_utilization = std::move(peak_util);
   }
   return rep;
 }

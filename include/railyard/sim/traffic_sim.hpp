@@ -9,6 +9,7 @@
 //       "hosts_per_su=4,switch_radix=8,tiers=3,sus_per_pod=4");   // a k=8 fat tree
 //   auto flows = railyard::sim::permutation_traffic(cluster->descriptor, 2'000'000, 1);
 //   // or: auto flows = railyard::sim::parse_traffic(text, cluster->descriptor);
+//   // or an all-to-all-v byte matrix: parse_traffic_matrix(text, cluster->descriptor)
 //   railyard::sim::TrafficSimOptions o;
 //   o.routing = railyard::sim::TrafficRouting::kAdaptive;  // or kSteered, kEcmp
 //   auto r = railyard::sim::simulate_traffic(*cluster, *flows, o);
@@ -90,6 +91,7 @@
 #include <vector>
 
 #include "railyard/collective/cost.hpp"
+#include "railyard/core/csv.hpp"
 #include "railyard/core/ids.hpp"
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/parse.hpp"
@@ -328,6 +330,55 @@ RAILYARD_LAZY
     out.push_back(flow);
   }
   if (out.empty()) return invalid_argument_error("traffic: no flows (every line blank or a comment)");
+  return out;
+}
+
+// All-to-all-v from a byte matrix (an MoE layer's dispatch, say): row i, column
+// j = the bytes rank i sends to rank j. Rank r is the cluster's r-th GPU,
+// host-major (host r / gpus_per_host, GPU r mod gpus_per_host), so an n x n
+// matrix covers the first n GPUs. The diagonal (a rank's bytes to itself stay
+// in its memory) and zeros make no flow; every other entry is one flow
+// starting at 0 with one QP, in row-major order. Rows are comma-separated
+// sizes (4096, 2MB, 1MiB; 0 .. 2^50) in railyard's CSV dialect
+// (core/csv.hpp: fields trimmed, blank and '#' lines skipped). The matrix must be
+// square, 2 .. gpus rows. Errors name the row and column: `row 3, column 2:
+// bytes=x: ...`.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<TrafficFlow>> parse_traffic_matrix(
+    std::string_view text, const topology::ClusterDescriptor<>& d) {
+  // The rows first (their views point into `text`): the matrix's size is its
+  // row count, which every row's column count must match.
+  struct Row {
+    int64_t line;
+    std::vector<std::string_view> fields;
+  };
+  std::vector<Row> rows;
+  CsvReader reader(text);
+  for (CsvRecord record; reader.next(record);) rows.push_back({record.line, record.fields});
+  const auto n = static_cast<int64_t>(rows.size());
+  if (n < 2)
+    return invalid_field("matrix", str_cat(n, " rows"), "needs at least 2 rows (ranks)");
+  if (n > d.gpus())
+    return invalid_field("matrix", str_cat(n, " rows"),
+                         str_cat("has more ranks than the cluster's ", d.gpus(), " GPUs"));
+  std::vector<TrafficFlow> out;
+  for (int64_t i = 0; i < n; ++i) {
+    const Row& row = rows[static_cast<size_t>(i)];
+    if (static_cast<int64_t>(row.fields.size()) != n)
+      return invalid_argument_error(str_cat("row ", i + 1, " (line ", row.line, "): ",
+                                            row.fields.size(), " columns; the matrix has ", n,
+                                            " rows and must be square"));
+    for (int64_t j = 0; j < n; ++j) {
+      auto bytes = parse_size_in("bytes", row.fields[static_cast<size_t>(j)], 0, uint64_t{1} << 50);
+      if (!bytes.ok())
+        return with_context(bytes.status(), str_cat("row ", i + 1, ", column ", j + 1));
+      if (i == j || *bytes == 0) continue;
+      out.push_back({detail::gpu_of_index(d, i), detail::gpu_of_index(d, j),
+                     static_cast<int64_t>(*bytes)});
+    }
+  }
+  if (out.empty())
+    return invalid_argument_error("matrix: no flows (every entry off the diagonal is 0)");
   return out;
 }
 

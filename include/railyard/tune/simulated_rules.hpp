@@ -2,11 +2,17 @@
 // all-reduce communicator of a placed job, which of ring and double binary tree
 // finishes first at each size, as NCCL example-tuner rules (rules.hpp).
 //
-//   auto rules = railyard::tune::simulated_allreduce_rules(cluster, groups, /*nodes=*/8);
+//   railyard::sim::CollectiveSimOptions deploy;   // how the job's traffic is routed
+//   deploy.routing = railyard::sim::Routing::kSteered;
+//   deploy.qps = 4;                                // its NCCL_IB_QPS_PER_CONNECTION
+//   auto rules = railyard::tune::simulated_allreduce_rules(cluster, groups, /*nodes=*/8, deploy);
 //   std::string file = railyard::tune::format_tuning_rules(*rules);
 //
 // Method: ring and double binary tree all-reduce are simulated in `groups` (every
-// group at once, railyard's planned paths, sim/collective_sim.hpp) at
+// group at once, sim/collective_sim.hpp) under the routing the job deploys —
+// `deploy`'s routing, QPs, hash, seed and latency model (default: ECMP, one QP);
+// never the planned oracle unless the caller asks for it, since NCCL acts on
+// these rules — at
 // kSimulatedRuleSizes = 4 MiB, 32 MiB, 256 MiB and 2 GiB; the faster algorithm at
 // each size owns the band from that size up to the next (the last band has no
 // upper end), adjacent bands with the same winner merge (ties go to the ring,
@@ -43,14 +49,15 @@ namespace railyard::tune {
 inline constexpr std::array<int64_t, 4> kSimulatedRuleSizes = {
     int64_t{4} << 20, int64_t{32} << 20, int64_t{256} << 20, int64_t{2} << 30};
 
-// Ring or tree all-reduce rules for one communicator (see the overview), timed
-// under `latency` (the one latency model, collective/cost.hpp). `progress`
-// (core/progress.hpp) counts the simulations: 2 per size, 8 in all.
+// Ring or tree all-reduce rules for one communicator (see the overview), each
+// algorithm simulated with `deploy` (its algorithm replaced; links not kept, no
+// progress of its own). `progress` (core/progress.hpp) counts the simulations:
+// 2 per size, 8 in all.
 // Errors: the simulator's (groups of different sizes, GPUs outside the cluster).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<std::vector<NotedRule>> simulated_allreduce_rules(
     const topology::Cluster& cluster, std::span<const std::vector<routing::GpuEndpoint>> groups,
-    int32_t nodes, const collective::LatencyModel& latency = {},
+    int32_t nodes, const sim::CollectiveSimOptions& deploy = {},
     const ProgressHook& progress = {}) {
   using collective::Algorithm;
   struct Sample {
@@ -65,11 +72,10 @@ RAILYARD_LAZY
     std::array<double, 2> busbw{};
     std::array<double, 2> time{};
     for (size_t a = 0; a < 2; ++a) {
-      sim::CollectiveSimOptions o;
+      sim::CollectiveSimOptions o = deploy;
       o.algorithm = a == 0 ? Algorithm::kRing : Algorithm::kDoubleBinaryTree;
-      o.routing = sim::Routing::kPlanned;
       o.keep_links = false;
-      o.latency = latency;
+      o.progress = {};  // the caller counts whole simulations (`progress`)
       RAILYARD_ASSIGN_OR_RETURN(
           sim::CollectiveReport r,
           sim::simulate_collective(cluster, groups, collective::Collective::kAllReduce, bytes, o));
