@@ -186,9 +186,10 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # Under ASan+UBSan: not the header check (a compile-only check the first pass
 # ran), not the CLI runs labelled long_simulation (the cc --simulate search,
 # 30-50 s each instrumented; its code runs instrumented in the library tests and
-# in the cli.cc_simulate_json/_svg runs), and a quarter of each random sweep
-# (tests/support/budget.hpp).
-run_pass "asan+ubsan" build-asan "-LE packaging|long_simulation" "" -- \
+# in the cli.cc_simulate_json/_svg runs), not those labelled optimized_only (the
+# README's examples, whose commands the cli.* tests run instrumented), and a
+# quarter of each random sweep (tests/support/budget.hpp).
+run_pass "asan+ubsan" build-asan "-LE packaging|long_simulation|optimized_only" "" -- \
   -DCMAKE_BUILD_TYPE=Debug \
   -DRAILYARD_HEADER_CHECK=OFF \
   -DRAILYARD_BUILD_TESTS=ON \

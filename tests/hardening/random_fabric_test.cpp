@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/budget.hpp"
 #include "../support/brute_force.hpp"
 #include "../support/random_shapes.hpp"
 #include "railyard/collective/cost.hpp"
@@ -489,7 +490,9 @@ Expected expected_traffic(const topology::Cluster& c, const Groups& groups,
 
 TEST_CASE("random_fabric: simulate_collective under failures conserves bytes and meets its bound") {
   std::mt19937 rng(77);
-  const auto specs = testing::random_valid_specs(100, 31337, 16);
+  // 100 fabrics, a quarter under the sanitizers (tests/support/budget.hpp).
+  const int total = testing::cases(100);
+  const auto specs = testing::random_valid_specs(total, 31337, 16);
   int simulated = 0, refused = 0;
   for (const topology::ClusterSpec& spec : specs) {
     auto desc = topology::make_descriptor(spec);
@@ -618,6 +621,6 @@ TEST_CASE("random_fabric: simulate_collective under failures conserves bytes and
     CHECK(again->max_link == r->max_link);
   }
   INFO("simulated ", simulated, ", refused ", refused);
-  CHECK(simulated > 30);
-  CHECK(refused > 5);
+  CHECK(simulated > total * 3 / 10);
+  CHECK(refused > total / 20);
 }
