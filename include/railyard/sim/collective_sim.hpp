@@ -125,6 +125,7 @@
 #include "railyard/routing/hash.hpp"
 #include "railyard/routing/paths.hpp"
 #include "railyard/routing/spray.hpp"
+#include "railyard/sim/aggregate.hpp"
 #include "railyard/sim/flow_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
@@ -176,6 +177,12 @@ struct CollectiveSimOptions {
   const topology::FailureOverlay* failures = nullptr;
   // Keep per-link bytes and utilization in the report (heat maps).
   bool keep_links = true;
+  // Exploit symmetry (exact; docs/models.md#symmetry): flows that differ only in
+  // links no other flow uses are simulated as one weighted flow
+  // (sim/aggregate.hpp), and adaptive routing on a healthy, evenly wired fabric
+  // runs over bundles of equivalent links (detail::AdaptiveBundles). Off: every
+  // flow and link as it is (the reference the tests compare with).
+  bool aggregate = true;
   // Progress (core/progress.hpp), in distinct steps: (steps simulated, distinct
   // steps of the collective) — CollectiveReport::segments when done; a phase of
   // identical steps counts once. Building the traffic before and the bound
@@ -221,6 +228,12 @@ struct CollectiveReport {
   int64_t segments = 0;    // distinct steps simulated
   int64_t flows = 0;       // simulator flows over the distinct steps
   int64_t events = 0;      // simulator rate recomputations
+  // Flows the simulator ran after folding identical ones (sim/aggregate.hpp);
+  // equals `flows` when nothing folded.
+  int64_t simulated_flows = 0;
+  // Adaptive routing simulated over bundles of equivalent links (see
+  // AdaptiveBundles; CollectiveSimOptions::aggregate).
+  bool bundled = false;
   double time_us = 0;      // simulated
   double analytic_us = 0;  // contention model
   double latency_us = 0;   // exposed latency: the sum over phases of their latency_us
@@ -447,6 +460,208 @@ std::optional<topology::Route> adaptive_link_weights(
   return first_route;
 }
 
+// Adaptive routing on a healthy, evenly wired fabric, folded by its symmetry:
+// a flow split evenly over a leaf's uplinks loads each of them by the same
+// fraction of its rate, so the leaf's uplinks behave as one link of their summed
+// capacity (a *bundle*) that the flow crosses whole; likewise the uplinks into
+// a leaf, every spine-to-core uplink of a (plane, partition, pod), and every
+// core-to-spine link into one. Every link of a bundle carries exactly the
+// bundle's load / its size at every moment, so max-min sharing over bundles is
+// the sharing over the links (exact; docs/models.md#symmetry). A bundle is
+// simulated on its first link (its representative) with the summed capacity.
+// build() checks the folding against adaptive_link_weights for one leaf pair of
+// every pair of (plane, partition, pod) groups (and the latency of the folded
+// route against the real first route), and declines on any difference, on
+// failures, or on parallel cables the adaptive split would weigh unevenly.
+struct AdaptiveBundles {
+  bool active = false;
+  std::vector<double> caps;        // the simulator's: representatives hold the bundle's sum
+  std::vector<int32_t> rep_of;     // per link: its bundle's representative, or -1
+  std::vector<int32_t> size_of;    // per representative: links in its bundle
+  std::vector<int32_t> group_of_leaf;
+  std::vector<int32_t> pod_up_rep;    // per group: a spine-to-core uplink
+  std::vector<int32_t> pod_down_rep;  // per group: a core-to-spine link into it
+  int32_t pods = 1;
+
+  // Whether the network joins leaves of groups ga and gb: the same plane and
+  // partition, and the same pod unless spines have uplinks to cores.
+  [[nodiscard]] bool reachable(int32_t ga, int32_t gb) const {
+    return ga / pods == gb / pods && (ga == gb || !pod_up_rep.empty());
+  }
+  // The folded route between two NIC ports (host links included); false when
+  // the network does not join them (no flow is added).
+  [[nodiscard]] bool route(const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort a,
+             NicPort b, std::vector<int32_t>& out) const {
+    const SwitchIndex la = d.leaf_of(a), lb = d.leaf_of(b);
+    const int32_t ga = group_of_leaf[static_cast<size_t>(la.value())];
+    const int32_t gb = group_of_leaf[static_cast<size_t>(lb.value())];
+    if (!reachable(ga, gb)) return false;
+    out.push_back(f.host_uplink(a).value());
+    if (la != lb) {
+      out.push_back(f.leaf_uplink(la, 0).value());
+      if (ga != gb) {
+        out.push_back(pod_up_rep[static_cast<size_t>(ga)]);
+        out.push_back(pod_down_rep[static_cast<size_t>(gb)]);
+      }
+      out.push_back(topology::Fabric::reverse(f.leaf_uplink(lb, 0)).value());
+    }
+    out.push_back(topology::Fabric::reverse(f.host_uplink(b)).value());
+    return true;
+  }
+
+  // Each link of a bundle gets its representative's share (bytes) or value
+  // (utilization).
+  void spread(std::vector<double>& per_link, bool share) const {
+    if (!active) return;
+    for (size_t l = 0; l < rep_of.size(); ++l) {
+      const int32_t r = rep_of[l];
+      if (r < 0 || static_cast<size_t>(r) == l) continue;
+      const auto ri = static_cast<size_t>(r);
+      per_link[l] = share ? per_link[ri] / size_of[ri] : per_link[ri];
+    }
+    for (size_t l = 0; l < rep_of.size(); ++l)
+      if (share && rep_of[l] == static_cast<int32_t>(l)) per_link[l] /= size_of[l];
+  }
+
+  RAILYARD_LAZY
+  static AdaptiveBundles build(const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
+                               const topology::FailureOverlay* failures,
+                               std::span<const double> link_caps, const LatencyModel& latency);
+};
+
+template <class RailyardCompiledOnUse>  // RAILYARD_LAZY's, declared in the class
+AdaptiveBundles AdaptiveBundles::build(const topology::ClusterDescriptor<>& d,
+                                       const topology::Fabric& f,
+                                       const topology::FailureOverlay* failures,
+                                       std::span<const double> link_caps,
+                                       const LatencyModel& latency) {
+  AdaptiveBundles b;
+  const topology::ClosShape& c = d.shape();
+  const int32_t up = c.leaf_up_ports, spine_up = c.spine_up_ports;
+  if (failures != nullptr || up < 1 || c.spines_per_pod < 1 || up % c.spines_per_pod != 0 ||
+      (spine_up > 0 && (c.cores_per_group < 1 || spine_up % c.cores_per_group != 0)))
+    return b;
+  b.caps.assign(link_caps.begin(), link_caps.end());
+  b.pods = c.pods;
+  b.rep_of.assign(link_caps.size(), -1);
+  b.size_of.assign(link_caps.size(), 0);
+  auto bundle = [&](std::span<const int32_t> members) {
+    const auto r = static_cast<size_t>(members.front());
+    double sum = 0;
+    for (const int32_t l : members) {
+      if (link_caps[static_cast<size_t>(l)] != link_caps[r] || b.rep_of[static_cast<size_t>(l)] >= 0)
+        return false;
+      b.rep_of[static_cast<size_t>(l)] = members.front();
+      sum += link_caps[static_cast<size_t>(l)];
+    }
+    b.caps[r] = sum;
+    b.size_of[r] = static_cast<int32_t>(members.size());
+    return true;
+  };
+  const int32_t leaves = static_cast<int32_t>(c.total_leaves());
+  const int32_t groups = c.planes * c.partitions * c.pods;
+  std::vector<int32_t> members, down;
+  b.group_of_leaf.resize(static_cast<size_t>(leaves));
+  for (int32_t l = 0; l < leaves; ++l) {
+    const SwitchIndex leaf{l};
+    b.group_of_leaf[static_cast<size_t>(l)] =
+        (d.plane_of_leaf(leaf) * c.partitions + d.partition_of_leaf(leaf)) * c.pods +
+        d.pod_of_leaf(leaf);
+    members.clear();
+    down.clear();
+    for (int32_t j = 0; j < up; ++j) {
+      members.push_back(f.leaf_uplink(leaf, j).value());
+      down.push_back(topology::Fabric::reverse(f.leaf_uplink(leaf, j)).value());
+    }
+    if (!bundle(members) || !bundle(down)) return AdaptiveBundles{};
+  }
+  if (spine_up > 0) {
+    b.pod_up_rep.resize(static_cast<size_t>(groups));
+    b.pod_down_rep.resize(static_cast<size_t>(groups));
+    for (int32_t g = 0; g < groups; ++g) {
+      const int32_t pod = g % c.pods, partition = g / c.pods % c.partitions,
+                    plane = g / c.pods / c.partitions;
+      members.clear();
+      down.clear();
+      for (int32_t s = 0; s < c.spines_per_pod; ++s)
+        for (int32_t k = 0; k < spine_up; ++k) {
+          const LinkId l = f.spine_uplink(d.spine_index(plane, partition, pod, s), k);
+          members.push_back(l.value());
+          down.push_back(topology::Fabric::reverse(l).value());
+        }
+      if (!bundle(members) || !bundle(down)) return AdaptiveBundles{};
+      b.pod_up_rep[static_cast<size_t>(g)] = members.front();
+      b.pod_down_rep[static_cast<size_t>(g)] = down.front();
+    }
+  }
+  // Check: for a leaf pair of every pair of groups, the adaptive split maps to the
+  // folded route with every bundle link at 1/size of the flow, and the folded
+  // route's latency is the first real route's.
+  std::vector<int32_t> first_leaf(static_cast<size_t>(groups), -1), second_leaf = first_leaf;
+  for (int32_t l = 0; l < leaves; ++l) {
+    int32_t& a = first_leaf[static_cast<size_t>(b.group_of_leaf[static_cast<size_t>(l)])];
+    int32_t& s = second_leaf[static_cast<size_t>(b.group_of_leaf[static_cast<size_t>(l)])];
+    if (a < 0) a = l;
+    else if (s < 0) s = l;
+  }
+  // A NIC port under each leaf (the first in host order).
+  std::vector<std::optional<NicPort>> port_of_leaf(static_cast<size_t>(leaves));
+  for (int32_t h = 0; h < d.hosts(); ++h)
+    for (int32_t n = 0; n < d.nics_per_host(); ++n)
+      for (int32_t p = 0; p < d.planes(); ++p) {
+        const NicPort port{HostId{h}, NicIndex{n}, PlaneId{p}};
+        auto& slot = port_of_leaf[static_cast<size_t>(d.leaf_of(port).value())];
+        if (!slot) slot = port;
+      }
+  auto port_cached = [&](int32_t leaf) { return port_of_leaf[static_cast<size_t>(leaf)]; };
+  std::vector<std::pair<int32_t, double>> weights;
+  std::vector<int32_t> folded, real;
+  std::vector<double> seen(link_caps.size(), 0.0);
+  // Groups are alike (pods repeat; planes and partitions too): with many, the
+  // pairs with group 0 on one side and each group with itself cover every kind.
+  for (int32_t ga = 0; ga < groups; ++ga)
+    for (int32_t gb = 0; gb < groups; ++gb) {
+      if (groups > 16 && ga != 0 && gb != 0 && ga != gb) continue;
+      if (!b.reachable(ga, gb)) continue;  // no network path: no flow will ask
+      const int32_t la = first_leaf[static_cast<size_t>(ga)];
+      const int32_t lb = ga == gb ? second_leaf[static_cast<size_t>(gb)]
+                                  : first_leaf[static_cast<size_t>(gb)];
+      if (la < 0 || lb < 0) continue;
+      const std::optional<NicPort> pa = port_cached(la), pb = port_cached(lb);
+      if (!pa || !pb) continue;
+      weights.clear();
+      const std::optional<topology::Route> r =
+          adaptive_link_weights(d, f, nullptr, *pa, *pb, weights);
+      if (!r) return AdaptiveBundles{};
+      folded.clear();
+      if (!b.route(d, f, *pa, *pb, folded)) return AdaptiveBundles{};
+      // Sum the adaptive weights per representative: each folded entry must get
+      // exactly 1, each member 1/size.
+      for (const auto& [l, w] : weights) {
+        const int32_t rep = b.rep_of[static_cast<size_t>(l)];
+        const int32_t key = rep >= 0 ? rep : l;
+        const double expect = rep >= 0 ? 1.0 / b.size_of[static_cast<size_t>(rep)] : 1.0;
+        if (std::abs(w - expect) > 1e-9 * expect) return AdaptiveBundles{};
+        seen[static_cast<size_t>(key)] += w;
+      }
+      for (const int32_t l : folded) {
+        if (std::abs(seen[static_cast<size_t>(l)] - 1.0) > 1e-9) return AdaptiveBundles{};
+        seen[static_cast<size_t>(l)] = 0;
+      }
+      for (const auto& [l, w] : weights) {
+        const int32_t rep = b.rep_of[static_cast<size_t>(l)];
+        if (seen[static_cast<size_t>(rep >= 0 ? rep : l)] != 0) return AdaptiveBundles{};
+      }
+      real.clear();
+      for (LinkId l : f.route_links(*pa, *pb, *r).view()) real.push_back(l.value());
+      if (std::abs(collective::flow_latency_us(f, real, latency) -
+                   collective::flow_latency_us(f, folded, latency)) > 1e-9)
+        return AdaptiveBundles{};
+    }
+  b.active = true;
+  return b;
+}
+
 }  // namespace detail
 
 // Simulates `kind` over S = `bytes` in every group at once (see the overview).
@@ -490,12 +705,29 @@ RAILYARD_LAZY
   const auto n = static_cast<int32_t>(groups[0].size());
 
   // Each group's phases.
+  const bool pairwise_all_to_all = kind == collective::Collective::kAllToAll &&
+                                   options.algorithm == collective::Algorithm::kPairwise;
+  if (pairwise_all_to_all)
+    RAILYARD_RETURN_IF_ERROR(collective::check_supported(kind, options.algorithm));
   std::vector<collective::Traffic> traffic;
   traffic.reserve(groups.size());
   std::vector<int32_t> host_of_rank(static_cast<size_t>(n));
   for (const std::vector<routing::GpuEndpoint>& group : groups) {
     for (int32_t r = 0; r < n; ++r)
       host_of_rank[static_cast<size_t>(r)] = group[static_cast<size_t>(r)].host.value();
+    if (pairwise_all_to_all) {
+      // Generated step by step in the loop below (n(n-1) transfers stored would
+      // be 18 GB on 16,384 GPUs): n-1 phases of one step each.
+      collective::Traffic t;
+      t.kind = kind;
+      t.algorithm = options.algorithm;
+      t.ranks = n;
+      t.bytes = bytes;
+      t.channels = 1;
+      t.phases.assign(static_cast<size_t>(n - 1), collective::Phase{});
+      traffic.push_back(std::move(t));
+      continue;
+    }
     collective::TrafficOptions to;
     to.host_of_rank = host_of_rank;
     to.channels = options.channels;
@@ -521,7 +753,15 @@ RAILYARD_LAZY
   auto [stages, stage_of_phase] = detail::plan_stages(traffic[0]);
 
   const std::vector<double> caps = capacities(f, options.failures);
-  FlowSimulator simulator(caps);
+  // What the simulator runs on: the links, or under adaptive routing with
+  // aggregation their bundles.
+  const detail::AdaptiveBundles bundles =
+      options.aggregate && options.routing == Routing::kAdaptive
+          ? detail::AdaptiveBundles::build(d, f, options.failures, caps, options.latency)
+          : detail::AdaptiveBundles{};
+  rep.bundled = bundles.active;
+  const std::vector<double>& sim_caps = bundles.active ? bundles.caps : caps;
+  FlowSimulator simulator(sim_caps);
   RAILYARD_RETURN_IF_ERROR(simulator.check_capacities());
   std::vector<double> link_bytes(caps.size(), 0.0);
   std::vector<double> scratch;
@@ -573,6 +813,9 @@ RAILYARD_LAZY
   std::vector<uint32_t> dst_qps;
   std::vector<topology::Route> routes;
   std::vector<int32_t> links;
+  std::vector<collective::PhaseTransfer> pairwise_step;
+  AggregatedStep folded;
+  AggregateScratch fold_scratch;
 
   const std::vector<detail::Segment> segments = detail::merge_groups(traffic);
   ProgressMeter meter(options.progress, static_cast<int64_t>(segments.size()));
@@ -586,8 +829,18 @@ RAILYARD_LAZY
     // 1. Map transfers to GPUs; NVLink-only ones become flows at once.
     for (const auto& [g, ph] : seg.parts) {
       const std::vector<routing::GpuEndpoint>& group = groups[static_cast<size_t>(g)];
+      if (pairwise_all_to_all) {
+        // Step k = ph + 1: rank r sends its block for (r + k) mod n.
+        pairwise_step.clear();
+        for (int32_t r = 0; r < n; ++r)
+          pairwise_step.push_back({r, static_cast<int32_t>((int64_t{r} + ph + 1) % n), 0,
+                                   static_cast<double>(bytes) / n});
+      }
       for (const collective::PhaseTransfer& t :
-           traffic[static_cast<size_t>(g)].phases[static_cast<size_t>(ph)].transfers) {
+           pairwise_all_to_all
+               ? std::span<const collective::PhaseTransfer>(pairwise_step)
+               : std::span<const collective::PhaseTransfer>(
+                     traffic[static_cast<size_t>(g)].phases[static_cast<size_t>(ph)].transfers)) {
         const routing::GpuEndpoint a = group[static_cast<size_t>(t.src)];
         const routing::GpuEndpoint b = group[static_cast<size_t>(t.dst)];
         if (a == b || t.bytes <= 0) continue;
@@ -599,6 +852,17 @@ RAILYARD_LAZY
           if (!x.network) {
             step.add(std::span<const LinkId>(x.prefix), t.bytes);
             break;  // NVLink carries it once, whatever the planes
+          }
+          if (bundles.active) {
+            // One flow over the bundles; no per-connection state is needed.
+            links.clear();
+            for (LinkId l : x.prefix) links.push_back(l.value());
+            if (!bundles.route(d, f, x.src, x.dst, links))
+              return failed_precondition_error(str_cat("every path from ", routing::port_name(x.src),
+                                                       " to ", routing::port_name(x.dst), " is down"));
+            links.push_back(x.last.value());
+            step.add(std::span<const int32_t>(links), t.bytes / static_cast<double>(planes));
+            continue;
           }
           const auto [cid, fresh] =
               connection_id(f.gpu(a.host, a.gpu), f.gpu(b.host, b.gpu), t.channel, p);
@@ -728,12 +992,27 @@ RAILYARD_LAZY
       alpha_sum += us;
     }
     alpha += options.latency.step_overhead_us;
-    RAILYARD_ASSIGN_OR_RETURN(StepResult sr, simulator.run_step(step, 1e-9, rep.segments));
-    const double beta_analytic = collective::contention_us(caps, step, scratch);
+    StepResult sr;
+    double finish_sum = 0;
+    const bool folded_step =
+        options.aggregate && aggregate_step(step, sim_caps, folded, fold_scratch);
+    if (folded_step) {
+      RAILYARD_ASSIGN_OR_RETURN(sr, simulator.run_step(folded.quotient, 1e-9, rep.segments));
+      for (size_t c = 0; c < folded.classes(); ++c)
+        finish_sum += static_cast<double>(folded.members[c]) * sr.finish_us[c];
+      rep.simulated_flows += static_cast<int64_t>(folded.classes());
+    } else {
+      RAILYARD_ASSIGN_OR_RETURN(sr, simulator.run_step(step, 1e-9, rep.segments));
+      for (double t : sr.finish_us) finish_sum += t;
+      rep.simulated_flows += static_cast<int64_t>(step.size());
+    }
+    // The most loaded link: the quotient's loads are the step's (each shared link
+    // its own, each private one its representative's).
+    const double beta_analytic =
+        folded_step ? collective::contention_us(sim_caps, folded.quotient, scratch)
+                    : collective::contention_us(sim_caps, step, scratch);
     // Per-hop means for the ring rule (collective/pipelining.hpp).
     const double flows_here = std::max<double>(1.0, static_cast<double>(step.size()));
-    double finish_sum = 0;
-    for (double t : sr.finish_us) finish_sum += t;
     const auto rpt = static_cast<double>(seg.repeat);
     // Every group runs the same phases in lockstep: group 0's phase names the stage.
     detail::Stage& stage = stages[static_cast<size_t>(
@@ -746,7 +1025,7 @@ RAILYARD_LAZY
     stage.mean_alpha_sum_us += rpt * (alpha_sum / flows_here + options.latency.step_overhead_us);
     stage.mean_transfer_us += rpt * finish_sum / flows_here;
     stage.mean_transfer_analytic_us +=
-        rpt * collective::mean_flow_alone_us(caps, step);
+        rpt * collective::mean_flow_alone_us(sim_caps, step);
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
@@ -766,9 +1045,9 @@ RAILYARD_LAZY
       }
       for (const int32_t l : step_links) {
         const auto li = static_cast<size_t>(l);
-        if (caps[li] > 0)
-          peak_util[li] =
-              std::max(peak_util[li], step_bytes[li] / (caps[li] * kBytesPerUsPerGbps * sr.time_us));
+        if (sim_caps[li] > 0)
+          peak_util[li] = std::max(peak_util[li], step_bytes[li] / (sim_caps[li] * kBytesPerUsPerGbps *
+                                                                    sr.time_us));
         step_bytes[li] = 0;
       }
       step_links.clear();
@@ -776,6 +1055,9 @@ RAILYARD_LAZY
   }
 
   meter.finish();
+  // A bundle's links each carried their share of it, at its utilization.
+  bundles.spread(link_bytes, true);
+  if (options.keep_links) bundles.spread(peak_util, false);
 
   // Stages, pipelined (collective/pipelining.hpp).
   {
