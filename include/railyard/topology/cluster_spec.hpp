@@ -139,7 +139,9 @@ struct ClusterSpec {
 
   [[nodiscard]] constexpr int64_t gpus() const { return int64_t{hosts} * gpus_per_host; }
   [[nodiscard]] constexpr int64_t nics() const { return int64_t{hosts} * nics_per_host; }
-  [[nodiscard]] constexpr int32_t sus() const { return hosts / hosts_per_su; }
+  // SUs, the last one partial when hosts is not a multiple of hosts_per_su
+  // (shape.hpp: a partial SU is cabled like a full one).
+  [[nodiscard]] constexpr int32_t sus() const { return (hosts + hosts_per_su - 1) / hosts_per_su; }
 };
 
 // The keys parse_cluster() accepts, in canonical order.
