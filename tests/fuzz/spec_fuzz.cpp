@@ -180,8 +180,14 @@ void check_values_as_written(std::string_view text, const ClusterSpec& spec) {
 // The defining properties of the shape (shape.hpp's construction), in closed form.
 void check_shape(const ClusterSpec& s, const ClosShape& c) {
   const bool tor = s.kind == railyard::topology::Kind::kTorFatTree;
-  RAILYARD_FUZZ_CHECK(int64_t{c.sus} * s.hosts_per_su == s.hosts, "SUs tile the hosts");
-  RAILYARD_FUZZ_CHECK(int64_t{c.pods} * c.sus_per_pod == c.sus, "pods tile the SUs");
+  // A partial last SU or pod holds the remainder (shape.hpp): at least one, at most a full one.
+  RAILYARD_FUZZ_CHECK(int64_t{c.sus - 1} * s.hosts_per_su < s.hosts &&
+                          s.hosts <= int64_t{c.sus} * s.hosts_per_su,
+                      "SUs cover the hosts, the last one partial at most");
+  RAILYARD_FUZZ_CHECK(int64_t{c.pods - 1} * c.sus_per_pod < c.sus &&
+                          c.sus <= int64_t{c.pods} * c.sus_per_pod,
+                      "pods cover the SUs, the last one partial at most");
+  if (s.tiers == 1) RAILYARD_FUZZ_CHECK(s.hosts_per_su == s.hosts, "one tier: no partial SU");
   RAILYARD_FUZZ_CHECK(int64_t{c.hosts_per_domain} * s.gpus_per_host == s.scale_up,
                       "an NVLink domain holds scale_up GPUs");
   if (tor) {

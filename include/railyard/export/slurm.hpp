@@ -84,6 +84,8 @@ RAILYARD_LAZY
   plan.base_hosts = domains ? d.hosts_per_domain() : d.hosts_per_su();
   // Whole base blocks only: NVLink domains tile the hosts, but a partial last SU
   // is smaller than the base and stays out (see the overview).
+  // A lone partial SU is the only block there is: it becomes the base.
+  if (d.hosts() < plan.base_hosts) plan.base_hosts = d.hosts();
   const int32_t count = d.hosts() / plan.base_hosts;
   plan.unblocked_first_host = count * plan.base_hosts;
   plan.unblocked_hosts = d.hosts() - plan.unblocked_first_host;
@@ -141,20 +143,22 @@ std::string tree_summary(const topology::SwitchTree& tree) {
 }
 
 RAILYARD_LAZY
-std::string block_summary(const topology::SwitchTree& tree, const BlockPlan& plan) {
-  std::string out = str_cat(
-      "base block = one ",
-      plan.base == BlockPlan::Base::kNvlinkDomain ? "NVLink domain" : "scalable unit", " (",
-      plan.base_hosts, " nodes), ", plan.blocks.size(),
-      plan.blocks.size() == 1 ? " block" : " blocks");
-  if (plan.unblocked_hosts > 0) {
-    std::vector<int32_t> rest(static_cast<size_t>(plan.unblocked_hosts));
-    std::iota(rest.begin(), rest.end(), plan.unblocked_first_host);
-    str_append(out, "; the partial last SU's ", plan.unblocked_hosts, " nodes (",
-               hosts_hostlist(tree, rest), ") are in no block: Slurm needs at least ",
-               plan.base_hosts, " nodes in every block");
-  }
-  return out;
+std::string block_summary(const BlockPlan& plan) {
+  return str_cat("base block = one ",
+                 plan.base == BlockPlan::Base::kNvlinkDomain ? "NVLink domain" : "scalable unit",
+                 " (", plan.base_hosts, " nodes), ", plan.blocks.size(),
+                 plan.blocks.size() == 1 ? " block" : " blocks");
+}
+
+// A comment line naming the hosts in no block (a partial last SU), or "".
+RAILYARD_LAZY
+std::string unblocked_comment(const topology::SwitchTree& tree, const BlockPlan& plan) {
+  if (plan.unblocked_hosts == 0) return "";
+  std::vector<int32_t> rest(static_cast<size_t>(plan.unblocked_hosts));
+  std::iota(rest.begin(), rest.end(), plan.unblocked_first_host);
+  return str_cat("# The partial last SU's ", plan.unblocked_hosts, " nodes (",
+                 hosts_hostlist(tree, rest), ") are in no block: Slurm needs at least ",
+                 plan.base_hosts, " nodes in every block.\n");
 }
 
 // YAML 1.1 plain scalars that would not read back as the same string.
@@ -217,8 +221,9 @@ RAILYARD_LAZY
   const BlockPlan plan = block_plan(d);
   std::string out = str_cat(
       "# topology.conf for Slurm's topology/block plugin (Slurm 23.11+), written by railyard ",
-      kVersion, ".\n# ", detail::block_summary(tree, plan), ", ", tree.hosts.size(),
-      " nodes. Put it next to slurm.conf; set TopologyPlugin=topology/block.\n");
+      kVersion, ".\n# ", detail::block_summary(plan), ", ", tree.hosts.size(),
+      " nodes. Put it next to slurm.conf; set TopologyPlugin=topology/block.\n",
+      detail::unblocked_comment(tree, plan));
   for (const auto& b : plan.blocks)
     str_append(out, "BlockName=", b.name, " Nodes=", detail::block_hostlist(tree, plan, b), "\n");
   str_append(out, "BlockSizes=", join(plan.block_sizes, ","), "\n");
@@ -234,8 +239,9 @@ RAILYARD_LAZY
   const BlockPlan plan = block_plan(d);
   std::string out = str_cat("# topology.yaml for Slurm 25.05+, written by railyard ", kVersion,
                             ".\n# tree: ", detail::tree_summary(tree),
-                            ".\n# block: ", detail::block_summary(tree, plan),
-                            ".\n# Put it next to slurm.conf; it takes precedence over "
+                            ".\n# block: ", detail::block_summary(plan), ".\n",
+                            detail::unblocked_comment(tree, plan),
+                            "# Put it next to slurm.conf; it takes precedence over "
                             "topology.conf.\n");
   out += "- topology: tree\n  cluster_default: true\n  tree:\n    switches:\n";
   for (size_t i : detail::switches_by_level(tree)) {
