@@ -314,8 +314,8 @@ const std::vector<Row>& rows() {
        kInvalid, {"hosts_per_su=64", "switch_radix=64"}},
       {"cluster", cluster_spec, "tor_fat_tree:hosts=64,switch_radix=4",
        kInvalid, {"switch_radix=4", "8 NICs"}},
-      {"cluster", cluster_spec, "rail_fat_tree:hosts=2048,tiers=3,sus_per_pod=3",
-       kInvalid, {"sus_per_pod=3", "64 SUs"}},
+      {"cluster", cluster_spec, "rail_fat_tree:hosts=2048,tiers=3,sus_per_pod=65",
+       kInvalid, {"sus_per_pod=65", "64 SUs"}},
       {"cluster", spec_hosts, "-64", kInvalid, {"hosts=-64", "out of range"}},
       {"cluster", spec_oversub_up, "0", kInvalid, {"oversub=2:0", "out of range"}},
 

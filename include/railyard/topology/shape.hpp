@@ -359,7 +359,8 @@ RAILYARD_LAZY
     case ShapeProblem::kOneTierSeveralSus:
       return str_cat("hosts_per_su=", s.hosts_per_su,
                      ": tiers=1 is one SU on one switch per partition, so hosts_per_su must equal "
-                     "hosts=", s.hosts, " (or be left out); a one-tier cluster has no partial SU");
+                     "hosts=", s.hosts, " (or be left out)",
+                     s.hosts % s.hosts_per_su != 0 ? "; a one-tier cluster has no partial SU" : "");
     case ShapeProblem::kOneTierRailsNeedSpine:
       return str_cat("tiers=1: a rail_fat_tree with ", s.nics_per_host,
                      " NICs per host needs spines to join its rail leaves; for one switch per "
