@@ -203,7 +203,8 @@ class Allocator {
     assert(hosts_ > (sus_ - 1) * hosts_per_su_ && hosts_ <= sus_ * hosts_per_su_);
     assert(sus_ > (pods_ - 1) * sus_per_pod_ && sus_ <= pods_ * sus_per_pod_);
     free_in_su_.back() = desc.hosts_in_su(sus_ - 1);
-    for (int32_t su = 0; su < sus_; ++su) free_in_pod_[idx(su / sus_per_pod_)] += free_in_su_[idx(su)];
+    for (int32_t su = 0; su < sus_; ++su)
+      free_in_pod_[idx(su / sus_per_pod_)] += free_in_su_[idx(su)];
     assert(options.partitions.first >= 1 && options.partitions.first <= options.partitions.last);
     if (hosts_ % 64 != 0) free_bits_.back() = (uint64_t{1} << (hosts_ % 64)) - 1;
     order_.reserve(static_cast<size_t>(sus_per_pod_));

@@ -45,7 +45,8 @@ enum class Align : bool { kLeft, kRight };
   const int64_t sus = (hosts + hosts_per_su - 1) / hosts_per_su;
   std::string out = str_cat(sus, sus == 1 ? " SU of " : " SUs of ", hosts_per_su, " hosts");
   const int64_t last = hosts - (sus - 1) * hosts_per_su;
-  if (last != hosts_per_su) str_append(out, sus == 1 ? " (partial: " : " (the last has ", last, ")");
+  if (last != hosts_per_su)
+    str_append(out, sus == 1 ? " (partial: " : " (the last has ", last, ")");
   return out;
 }
 

@@ -11,6 +11,10 @@
 //   std::string text = railyard::topology::to_spec_string(spec);
 //   // "rail_fat_tree:hosts=256,...,oversub=2:1,..." -- parse_cluster(text) == spec
 //
+// hosts need not be a multiple of hosts_per_su (nor, with tiers=3, the SUs of
+// sus_per_pod): the last SU or pod is partial and cabled as a full one
+// (shape.hpp); "rail_fat_tree:hosts=100" is 4 SUs, the last with 4 hosts.
+//
 // One-tier clusters: spec.tiers = 1 with hosts_per_su = hosts (one switch per
 // rail for rail_only, one for every NIC for tor_fat_tree); cable lengths per
 // tier: host_leaf_m, leaf_spine_m, spine_core_m (kCableByMedium: by medium).

@@ -1,7 +1,8 @@
 // railyard/topology/descriptor.hpp — closed-form topology descriptors.
 //
 // A descriptor answers structural questions in O(1) without building a graph:
-// which leaf serves (host, rail, plane), which SU/pod/NVLink domain a host is in,
+// which leaf serves (host, rail, plane), which SU/pod/NVLink domain a host is in
+// (and how many hosts a partial last SU holds: hosts_in_su),
 // how many up/down paths join two NIC ports, and which uplinks each path takes.
 // Extents (GPUs and NICs per host, hosts per SU, planes) may be fixed at compile
 // time, as with std::extents, so code built for one SKU divides by constants and
