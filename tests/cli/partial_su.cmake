@@ -123,6 +123,15 @@ railyard_add_cli_test(
   STDOUT_REGEX "1 x 800 ranks"
                "\nbound +5315.0 us: "
                "over 320000 Gb/s")
+# The heat map's summary rows group leaves by (plane, pod): plane 0's partial last
+# pod (900 hosts: 29 SUs, pods of 4, the last with SU 28 only) is its own row of
+# 8 leaves (224-231), and plane 1 starts at leaf 232.
+railyard_add_cli_test(
+  NAME partial_su.simulate_heat_map_rows
+  ARGS simulate --cluster rail_fat_tree:hosts=900,tiers=3,sus_per_pod=4,planes=2,nic_gbps=200
+       --collective allreduce --bytes 64MiB --job tp=8,dp=16 --hosts 884-899 --svg /dev/stdout
+  STDOUT_REGEX "group7 leaf224..leaf231: each cell shows the maximum over 8 switches"
+               "group8 leaf232..leaf263: each cell shows the maximum over 32 switches")
 add_test(NAME cli.partial_su.simulate_bound
   COMMAND ${CMAKE_COMMAND} -DRAILYARD=$<TARGET_FILE:railyard_cli> -DCHECK=simulate
           -P ${CMAKE_CURRENT_SOURCE_DIR}/partial_su_check.cmake)
