@@ -36,7 +36,8 @@
 // pfc_headroom_bytes, dcqcn {name: value}, nccl_env[] {name, value, reason},
 // rate_limit {kbps_per_qp, reason} (null: no lane needed), warnings[]}, tuner[]
 // {collective, min_bytes, max_bytes, algorithm, protocol, channels, nodes, ranks,
-// reason}}, su_map {naive, railyard: [one string per SU]}, fragmentation {naive,
+// reason}}, su_map {naive, railyard: [one string per SU, one character per host:
+// a partial last SU's is shorter]}, fragmentation {naive,
 // railyard: {free_hosts, free_hosts_per_su[], largest_unsplit_hosts,
 // jobs_split_across_sus, jobs_split_across_pods}}, isolation {naive, railyard:
 // {shared_leaf_spine, shared_spine_core, tenants, note}}, totals {placed_jobs,
