@@ -14,6 +14,7 @@
 #include "../support/brute_force.hpp"
 #include "../support/clusters.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/export/slurm.hpp"
 #include "railyard/topology/topology.hpp"
 
 using namespace railyard;
@@ -303,4 +304,57 @@ TEST_CASE("partial SU: property sweep of random host counts") {
   CHECK(partial > 50);
   CHECK(partial_pods > 5);
   CHECK(refused > 10);
+}
+
+// The scheduler's view (switch_tree, Slurm blocks) of partial clusters: every
+// host under exactly one leaf-level switch of its own SU, no empty switch, each
+// pod's children exactly the leaf-level switches of its SUs; Slurm blocks are
+// whole SUs and only the partial SU's hosts are in none.
+TEST_CASE("partial SU: switch tree and Slurm blocks name every existing host once") {
+  auto namer = NodeNamer::parse(kDefaultNodePattern);
+  REQUIRE(namer.ok());
+  for (std::string_view spec :
+       {"rail_fat_tree:hosts=100", "rail_fat_tree:hosts=70,hosts_per_su=16,tiers=3,sus_per_pod=2",
+        "tor_fat_tree:hosts=70,hosts_per_su=16,tiers=3,sus_per_pod=2",
+        "tor_fat_tree:hosts=45,hosts_per_su=8", "rail_only:hosts=13,hosts_per_su=4"}) {
+    CAPTURE(spec);
+    const auto d = railyard::testing::descriptor_of(spec);
+    auto tree = switch_tree(d, *namer);
+    REQUIRE(tree.ok());
+    std::vector<int32_t> seen(static_cast<size_t>(d.hosts()), 0);
+    std::vector<int32_t> pod_of_switch(tree->switches.size(), -1);
+    for (size_t i = 0; i < tree->switches.size(); ++i) {
+      const SwitchTree::Switch& sw = tree->switches[i];
+      if (sw.level != 1) continue;
+      REQUIRE_FALSE(sw.hosts.empty());
+      const SuId su = d.su_of(HostId{sw.hosts.front()});
+      for (int32_t h : sw.hosts) {
+        REQUIRE(h < d.hosts());
+        ++seen[static_cast<size_t>(h)];
+        CHECK(d.su_of(HostId{h}) == su);
+      }
+      pod_of_switch[i] = d.pod_of(HostId{sw.hosts.front()}).value();
+    }
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int32_t n) { return n == 1; }));
+    if (d.tiers() == 3) {
+      int32_t pods = 0;
+      for (const SwitchTree::Switch& sw : tree->switches) {
+        if (sw.level != 2) continue;
+        for (int32_t child : sw.children)
+          CHECK(pod_of_switch[static_cast<size_t>(child)] == pods);
+        int64_t expected = 0;
+        for (int32_t p : pod_of_switch) expected += p == pods ? 1 : 0;
+        CHECK(static_cast<int64_t>(sw.children.size()) == expected);
+        ++pods;
+      }
+      CHECK(pods == d.pods());
+    }
+    const exports::BlockPlan plan = exports::block_plan(d);
+    if (d.hosts_per_domain() == 1) {
+      CHECK(plan.base_hosts == d.hosts_per_su());
+      CHECK(static_cast<int32_t>(plan.blocks.size()) == d.hosts() / d.hosts_per_su());
+      CHECK(plan.unblocked_hosts == d.hosts() % d.hosts_per_su());
+      CHECK(plan.unblocked_first_host + plan.unblocked_hosts == d.hosts());
+    }
+  }
 }
