@@ -100,12 +100,11 @@ RAILYARD_LAZY
     tree.switches.push_back(std::move(spine));
     return tree;
   }
-  for (int32_t p = 0; p < c.pods; ++p) {
-    SwitchTree::Switch pod{padded_name("pod", p, c.pods), 2, {}, {}};
-    for (int32_t g = 0; g < leaf_count; ++g)
-      if (pod_of_switch[static_cast<size_t>(g)] == p) pod.children.push_back(g);
-    tree.switches.push_back(std::move(pod));
-  }
+  std::vector<SwitchTree::Switch> pods;
+  for (int32_t p = 0; p < c.pods; ++p) pods.push_back({padded_name("pod", p, c.pods), 2, {}, {}});
+  for (int32_t g = 0; g < leaf_count; ++g)
+    pods[static_cast<size_t>(pod_of_switch[static_cast<size_t>(g)])].children.push_back(g);
+  for (SwitchTree::Switch& pod : pods) tree.switches.push_back(std::move(pod));
   SwitchTree::Switch core{"core", 3, {}, {}};
   for (int32_t p = 0; p < c.pods; ++p) core.children.push_back(leaf_count + p);
   tree.switches.push_back(std::move(core));
