@@ -180,8 +180,14 @@ void check_values_as_written(std::string_view text, const ClusterSpec& spec) {
 // The defining properties of the shape (shape.hpp's construction), in closed form.
 void check_shape(const ClusterSpec& s, const ClosShape& c) {
   const bool tor = s.kind == railyard::topology::Kind::kTorFatTree;
-  RAILYARD_FUZZ_CHECK(int64_t{c.sus} * s.hosts_per_su == s.hosts, "SUs tile the hosts");
-  RAILYARD_FUZZ_CHECK(int64_t{c.pods} * c.sus_per_pod == c.sus, "pods tile the SUs");
+  // A partial last SU or pod holds the remainder (shape.hpp): at least one, at most a full one.
+  RAILYARD_FUZZ_CHECK(int64_t{c.sus - 1} * s.hosts_per_su < s.hosts &&
+                          s.hosts <= int64_t{c.sus} * s.hosts_per_su,
+                      "SUs cover the hosts, the last one partial at most");
+  RAILYARD_FUZZ_CHECK(int64_t{c.pods - 1} * c.sus_per_pod < c.sus &&
+                          c.sus <= int64_t{c.pods} * c.sus_per_pod,
+                      "pods cover the SUs, the last one partial at most");
+  if (s.tiers == 1) RAILYARD_FUZZ_CHECK(s.hosts_per_su == s.hosts, "one tier: no partial SU");
   RAILYARD_FUZZ_CHECK(int64_t{c.hosts_per_domain} * s.gpus_per_host == s.scale_up,
                       "an NVLink domain holds scale_up GPUs");
   if (tor) {
@@ -306,8 +312,20 @@ void check_fabric(const ClusterDescriptor<>& d, std::string_view input) {
     }
     RAILYARD_FUZZ_CHECK(down + up <= s.switch_radix, "no switch uses more ports than its radix");
     if (kind == NodeKind::kLeaf) {
-      RAILYARD_FUZZ_CHECK(down == c.leaf_down_ports && up == c.leaf_up_ports,
-                          "each leaf has the shape's down and up ports");
+      // A leaf of a partial last SU is cabled as a full one but has only the
+      // SU's hosts (shape.hpp); a ToR leaf past the last host has none.
+      const int32_t leaf = f.owner(node);
+      const int32_t su = leaf / c.leaves_per_su % c.sus;
+      int64_t hosts_down = c.leaf_down_ports;
+      if (s.kind == railyard::topology::Kind::kTorFatTree) {
+        const int64_t first = int64_t{leaf % c.leaves_per_su} * c.hosts_per_leaf;
+        hosts_down = std::clamp<int64_t>(d.hosts_in_su(su) - first, 0, c.hosts_per_leaf) *
+                     s.nics_per_host;
+      } else if (d.hosts_in_su(su) < s.hosts_per_su) {
+        hosts_down = d.hosts_in_su(su);
+      }
+      RAILYARD_FUZZ_CHECK(down == hosts_down && up == c.leaf_up_ports,
+                          "each leaf has its SU's hosts below and the shape's up ports");
       RAILYARD_FUZZ_CHECK(static_cast<int64_t>(above.size()) == c.spines_per_pod,
                           "each leaf reaches every spine of its pod");
     }

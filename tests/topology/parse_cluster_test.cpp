@@ -108,7 +108,7 @@ TEST_CASE("parse_cluster: every bad-input class names its key and value") {
       {"rail_fat_tree:hosts=64,host_leaf_m=-1", "host_leaf_m=-1"},
       {"rail_fat_tree:hosts=64,spine_core_m=1.5", "spine_core_m=1.5"},
       // inconsistent values
-      {"rail_fat_tree:hosts=100", "hosts_per_su=32"},
+      {"rail_only:hosts=20,tiers=1,hosts_per_su=32", "hosts_per_su=32"},  // no partial SU
       {"rail_fat_tree:hosts=4096", "switch_radix=64"},
       {"rail_fat_tree:hosts=128,hosts_per_su=64", "hosts_per_su=64"},
       {"rail_fat_tree:hosts=64,gpus_per_host=8,nics_per_host=3", "nics_per_host=3"},
@@ -119,7 +119,7 @@ TEST_CASE("parse_cluster: every bad-input class names its key and value") {
       {"rail_fat_tree:hosts=64,sus_per_pod=1", "sus_per_pod=1"},
       {"rail_fat_tree:hosts=64,pod_oversub=2:1", "pod_oversub=2:1"},
       {"rail_fat_tree:hosts=64,tiers=3", "sus_per_pod"},
-      {"rail_fat_tree:hosts=96,tiers=3,sus_per_pod=2", "sus_per_pod=2"},
+      {"rail_fat_tree:hosts=96,tiers=3,sus_per_pod=3", "sus_per_pod=3"},  // 3 SUs: one pod
       {"rail_fat_tree:hosts=128,tiers=3,sus_per_pod=4", "sus_per_pod=4"},  // one pod: tiers=2
       {"rail_fat_tree:hosts=16384,hosts_per_su=64,switch_radix=128,tiers=3,sus_per_pod=1",
        "switch_radix=128"},

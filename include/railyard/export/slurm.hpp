@@ -25,7 +25,11 @@
 //   writes base x 2^k for every k with 2^k <= number of blocks, so every size
 //   fits in the cluster. Slurm aggregates consecutive blocks in file order, so
 //   blocks are written in host order (SU-major: aggregates of 2^k SUs stay inside
-//   a pod whenever SUs per pod is a multiple of 2^k).
+//   a pod whenever SUs per pod is a multiple of 2^k). A partial last SU
+//   (topology/shape.hpp) holds fewer nodes than the SU base block, which Slurm
+//   refuses, so with an SU base its nodes are in no block (the header comment
+//   says which and how many; the tree topology has them). NVLink domains are
+//   never partial, so a domain base covers every host.
 // * yaml: a list of two topologies: `tree` (cluster_default: true) with
 //   `switches: [{switch, nodes | children}]`, and `block` with `block_sizes` and
 //   `blocks: [{block, nodes}]`; `nodes` and `children` are hostlist strings, as
@@ -63,6 +67,9 @@ struct BlockPlan {
   int32_t base_hosts = 0;            // nodes per base block (the first BlockSize)
   std::vector<int64_t> block_sizes;  // base_hosts * 2^k, k = 0, 1, ... (2^k <= blocks)
   std::vector<Block> blocks;
+  // Hosts past the last whole base block (a partial last SU): in no block.
+  int32_t unblocked_first_host = 0;
+  int32_t unblocked_hosts = 0;
 };
 
 // Slurm's limit: BlockSizes levels are bits 0..15 (MAX_BLOCK_LEVELS = 16).
@@ -75,7 +82,13 @@ RAILYARD_LAZY
   const bool domains = d.hosts_per_domain() > 1;
   plan.base = domains ? BlockPlan::Base::kNvlinkDomain : BlockPlan::Base::kScalableUnit;
   plan.base_hosts = domains ? d.hosts_per_domain() : d.hosts_per_su();
-  const int32_t count = d.hosts() / plan.base_hosts;  // descriptors divide evenly
+  // Whole base blocks only: NVLink domains tile the hosts, but a partial last SU
+  // is smaller than the base and stays out (see the overview).
+  // A lone partial SU is the only block there is: it becomes the base.
+  if (d.hosts() < plan.base_hosts) plan.base_hosts = d.hosts();
+  const int32_t count = d.hosts() / plan.base_hosts;
+  plan.unblocked_first_host = count * plan.base_hosts;
+  plan.unblocked_hosts = d.hosts() - plan.unblocked_first_host;
   for (int k = 0; k <= kMaxBlockLevel && (int64_t{1} << k) <= count; ++k)
     plan.block_sizes.push_back(int64_t{plan.base_hosts} << k);
   for (int32_t b = 0; b < count; ++b)
@@ -135,6 +148,17 @@ std::string block_summary(const BlockPlan& plan) {
                  plan.base == BlockPlan::Base::kNvlinkDomain ? "NVLink domain" : "scalable unit",
                  " (", plan.base_hosts, " nodes), ", plan.blocks.size(),
                  plan.blocks.size() == 1 ? " block" : " blocks");
+}
+
+// A comment line naming the hosts in no block (a partial last SU), or "".
+RAILYARD_LAZY
+std::string unblocked_comment(const topology::SwitchTree& tree, const BlockPlan& plan) {
+  if (plan.unblocked_hosts == 0) return "";
+  std::vector<int32_t> rest(static_cast<size_t>(plan.unblocked_hosts));
+  std::iota(rest.begin(), rest.end(), plan.unblocked_first_host);
+  return str_cat("# The partial last SU's ", plan.unblocked_hosts, " nodes (",
+                 hosts_hostlist(tree, rest), ") are in no block: Slurm needs at least ",
+                 plan.base_hosts, " nodes in every block.\n");
 }
 
 // YAML 1.1 plain scalars that would not read back as the same string.
@@ -198,7 +222,8 @@ RAILYARD_LAZY
   std::string out = str_cat(
       "# topology.conf for Slurm's topology/block plugin (Slurm 23.11+), written by railyard ",
       kVersion, ".\n# ", detail::block_summary(plan), ", ", tree.hosts.size(),
-      " nodes. Put it next to slurm.conf; set TopologyPlugin=topology/block.\n");
+      " nodes. Put it next to slurm.conf; set TopologyPlugin=topology/block.\n",
+      detail::unblocked_comment(tree, plan));
   for (const auto& b : plan.blocks)
     str_append(out, "BlockName=", b.name, " Nodes=", detail::block_hostlist(tree, plan, b), "\n");
   str_append(out, "BlockSizes=", join(plan.block_sizes, ","), "\n");
@@ -214,8 +239,9 @@ RAILYARD_LAZY
   const BlockPlan plan = block_plan(d);
   std::string out = str_cat("# topology.yaml for Slurm 25.05+, written by railyard ", kVersion,
                             ".\n# tree: ", detail::tree_summary(tree),
-                            ".\n# block: ", detail::block_summary(plan),
-                            ".\n# Put it next to slurm.conf; it takes precedence over "
+                            ".\n# block: ", detail::block_summary(plan), ".\n",
+                            detail::unblocked_comment(tree, plan),
+                            "# Put it next to slurm.conf; it takes precedence over "
                             "topology.conf.\n");
   out += "- topology: tree\n  cluster_default: true\n  tree:\n    switches:\n";
   for (size_t i : detail::switches_by_level(tree)) {

@@ -31,7 +31,10 @@
 //   3. otherwise across pods: as few pods as possible (the pods with the most
 //      free hosts, taken whole), the remainder in the pod with the fewest free
 //      hosts that holds it, filled as in 2.
-//   Inside an SU the lowest free host ids are taken.
+//   Inside an SU the lowest free host ids are taken. A partial last SU or pod
+//   (shape.hpp) is a unit with fewer hosts: it holds a job only when the job fits
+//   its real free hosts, and best_fit, preferring the fullest unit that fits,
+//   fills it with jobs small enough for it.
 // * first_fit — the lowest free host ids, in id order.
 // * random — hosts drawn uniformly among the free ones (without replacement)
 //   from a generator seeded by AllocatorOptions::seed.
@@ -193,10 +196,15 @@ class Allocator {
         owner_(static_cast<size_t>(hosts_), -1),
         free_bits_((static_cast<size_t>(hosts_) + 63) / 64, ~uint64_t{0}),
         free_in_su_(static_cast<size_t>(sus_), hosts_per_su_),
-        free_in_pod_(static_cast<size_t>(pods_), hosts_per_su_ * sus_per_pod_),
+        free_in_pod_(static_cast<size_t>(pods_), 0),
         free_total_(hosts_),
         next_partition_(options.partitions.first) {
-    assert(sus_ * hosts_per_su_ == hosts_ && pods_ * sus_per_pod_ == sus_);
+    // A partial last SU (or pod) starts with only the hosts it has (shape.hpp).
+    assert(hosts_ > (sus_ - 1) * hosts_per_su_ && hosts_ <= sus_ * hosts_per_su_);
+    assert(sus_ > (pods_ - 1) * sus_per_pod_ && sus_ <= pods_ * sus_per_pod_);
+    free_in_su_.back() = desc.hosts_in_su(sus_ - 1);
+    for (int32_t su = 0; su < sus_; ++su)
+      free_in_pod_[idx(su / sus_per_pod_)] += free_in_su_[idx(su)];
     assert(options.partitions.first >= 1 && options.partitions.first <= options.partitions.last);
     if (hosts_ % 64 != 0) free_bits_.back() = (uint64_t{1} << (hosts_ % 64)) - 1;
     order_.reserve(static_cast<size_t>(sus_per_pod_));
@@ -257,6 +265,10 @@ class Allocator {
   [[nodiscard]] int32_t sus() const { return sus_; }
   [[nodiscard]] int32_t sus_per_pod() const { return sus_per_pod_; }
   [[nodiscard]] int32_t pods() const { return pods_; }
+  // SUs of a pod: sus_per_pod, fewer in a partial last pod.
+  [[nodiscard]] int32_t sus_in_pod(int32_t pod) const {
+    return std::min(sus_per_pod_, sus_ - pod * sus_per_pod_);
+  }
   [[nodiscard]] const AllocatorOptions& options() const { return options_; }
   [[nodiscard]] SuId su_of(HostId h) const { return SuId{h.value() / hosts_per_su_}; }
   [[nodiscard]] PodId pod_of(HostId h) const {
@@ -359,7 +371,7 @@ inline int32_t Allocator::best_fit_unit(const std::vector<int32_t>& free, int32_
 
 inline void Allocator::pick_lowest_in_su(int32_t su, int32_t count) {
   int32_t begin = su * hosts_per_su_;
-  const int32_t end = begin + hosts_per_su_;
+  const int32_t end = std::min(begin + hosts_per_su_, hosts_);  // a partial SU ends early
   while (count > 0 && begin < end) {
     const int32_t w = begin / 64;
     uint64_t word = free_bits_[idx(w)] & (~uint64_t{0} << (begin % 64));
@@ -377,7 +389,7 @@ inline void Allocator::pick_lowest_in_su(int32_t su, int32_t count) {
 
 inline void Allocator::pick_in_pod(int32_t pod, int32_t count) {
   const int32_t first = pod * sus_per_pod_;
-  const int32_t one = best_fit_unit(free_in_su_, first, sus_per_pod_, count);
+  const int32_t one = best_fit_unit(free_in_su_, first, sus_in_pod(pod), count);
   if (one >= 0) {
     pick_lowest_in_su(first + one, count);
     return;
@@ -385,7 +397,7 @@ inline void Allocator::pick_in_pod(int32_t pod, int32_t count) {
   // Fewest SUs: the SUs with the most free hosts, taken whole, then the
   // remainder best-fit among the rest.
   order_.clear();
-  for (int32_t i = 0; i < sus_per_pod_; ++i)
+  for (int32_t i = 0; i < sus_in_pod(pod); ++i)
     if (free_in_su_[idx(first + i)] > 0) order_.push_back(first + i);
   std::sort(order_.begin(), order_.end(), [this](int32_t a, int32_t b) {
     const int32_t fa = free_in_su_[idx(a)], fb = free_in_su_[idx(b)];
@@ -451,7 +463,7 @@ inline void Allocator::pick_best_fit(int32_t count) {
   }
   for (size_t i = 0; i < whole; ++i) {
     const int32_t first = pods[i] * sus_per_pod_;
-    for (int32_t s = first; s < first + sus_per_pod_; ++s)
+    for (int32_t s = first; s < first + sus_in_pod(pods[i]); ++s)
       if (free_in_su_[idx(s)] > 0) pick_lowest_in_su(s, free_in_su_[idx(s)]);
   }
   pick_in_pod(last, remaining);

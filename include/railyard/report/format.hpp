@@ -5,10 +5,12 @@
 //   railyard::report::padded("util%", 8);            // "util%   "
 //   railyard::report::padded("12.5", 8, Align::kRight);  // "    12.5"
 //   railyard::report::percent(0.5);                  // "50.0%"
+//   railyard::report::su_count_text(100, 32);        // "4 SUs of 32 hosts (the last has 4)"
 #pragma once
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "railyard/core/strings.hpp"
@@ -35,6 +37,17 @@ enum class Align : bool { kLeft, kRight };
 // A fraction as a percentage with `decimals` places: 0.5 -> "50.0%".
 [[nodiscard]] inline std::string percent(double fraction, int decimals = 1) {
   return fixed(100.0 * fraction, decimals) + "%";
+}
+
+// "N SUs of S hosts" for `hosts` in SUs of `hosts_per_su`, naming the size of a
+// partial last SU: reports must not let a reader multiply N by S.
+[[nodiscard]] inline std::string su_count_text(int64_t hosts, int64_t hosts_per_su) {
+  const int64_t sus = (hosts + hosts_per_su - 1) / hosts_per_su;
+  std::string out = str_cat(sus, sus == 1 ? " SU of " : " SUs of ", hosts_per_su, " hosts");
+  const int64_t last = hosts - (sus - 1) * hosts_per_su;
+  if (last != hosts_per_su)
+    str_append(out, sus == 1 ? " (partial: " : " (the last has ", last, ")");
+  return out;
 }
 
 }  // namespace railyard::report

@@ -314,7 +314,13 @@ std::vector<HeatmapRow> heatmap_summary_rows(const topology::Fabric& f, topology
     }
     if (per > 0) {
       key.reserve(sws.size());
-      for (NodeId sw : sws) key.push_back(f.owner(sw) / per);
+      // Leaves by (plane, pod): a partial last pod (topology/shape.hpp) has fewer
+      // than `per` leaves, so the index alone would run into the next plane.
+      const bool leaf_pods = kind == NodeKind::kLeaf && d.tiers() >= 3;
+      for (NodeId sw : sws)
+        key.push_back(leaf_pods ? d.plane_of_leaf(SwitchIndex{f.owner(sw)}) * s.pods +
+                                      d.pod_of_leaf(SwitchIndex{f.owner(sw)})
+                                : f.owner(sw) / per);
       for (size_t i = 1; i < key.size(); ++i)
         if (key[i] < key[i - 1]) key.clear();  // not runs of consecutive switches
     }

@@ -20,6 +20,7 @@
 
 #include "railyard/core/lazy.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/report/format.hpp"
 #include "railyard/report/json.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -91,9 +92,14 @@ RAILYARD_LAZY
              inv.nics, " NICs (", inv.rails, " rails",
              inv.planes > 1 ? str_cat(" x ", inv.planes, " planes") : "", ", ", s.nic_gbps,
              " Gb/s per port)\n");
-  str_append(out, "groups    ", inv.sus, " SUs of ", s.hosts_per_su, " hosts, ", inv.pods, " pod",
-             inv.pods == 1 ? "" : "s", ", ", inv.nvlink_domains, " NVLink domains of ", s.scale_up,
-             " GPUs\n");
+  // A partial last SU or pod (shape.hpp) is named with its size.
+  const std::string last_pod =
+      d.partial_pod() && inv.pods > 1
+          ? str_cat(" (the last has ", d.sus_in_pod(inv.pods - 1), " of ", c.sus_per_pod, " SUs)")
+          : "";
+  str_append(out, "groups    ", su_count_text(inv.hosts, s.hosts_per_su), ", ", inv.pods, " pod",
+             inv.pods == 1 ? "" : "s", last_pod, ", ", inv.nvlink_domains, " NVLink domains of ",
+             s.scale_up, " GPUs\n");
   str_append(out, "\ntier    switches  ports: down     up   free   oversub\n");
   for (size_t t = 0; t < 3; ++t) {
     const topology::TierInventory& ti = inv.tiers[t];
@@ -106,7 +112,9 @@ RAILYARD_LAZY
     };
     str_append(out, name, pad(ti.switches, 8), pad(ti.ports_down, 13), pad(ti.ports_up, 7),
                pad(ti.ports_free, 7), "   ",
-               ti.oversubscription > 0 ? str_cat(ti.oversubscription, ":1") : std::string("-"),
+               // Three decimals: a partial SU or pod gives ratios such as 0.833.
+               ti.oversubscription > 0 ? str_cat(rounded(ti.oversubscription, 3), ":1")
+                                       : std::string("-"),
                "\n");
   }
   str_append(out, "\nlinks     host-leaf ", inv.links_host_leaf, ", leaf-spine ",
@@ -122,6 +130,21 @@ RAILYARD_LAZY
                                               c.cores_per_group, " cores of its group")
                                     : std::string(),
                "\n");
+  // A partial last SU or pod is cabled as a full one (shape.hpp): say what stays free.
+  if (d.partial_su()) {
+    const int32_t last = d.hosts_in_su(inv.sus - 1);
+    const int32_t used = last;  // one port per host on a rail leaf
+    str_append(out, "partial   the last SU has ", last, " of ", s.hosts_per_su,
+               " hosts; its leaves are cabled as in a full SU",
+               s.kind == topology::Kind::kTorFatTree
+                   ? str_cat(" (", topology::detail::ceil_div(last, c.hosts_per_leaf), " of ",
+                             c.leaves_per_su, " ToR leaves hold hosts)")
+                   : str_cat(", each using ", used, " of its ", c.leaf_down_ports, " down ports"),
+               "\n");
+  }
+  if (d.partial_pod() && inv.pods > 1)
+    str_append(out, "partial   the last pod has ", d.sus_in_pod(inv.pods - 1), " of ",
+               c.sus_per_pod, " SUs; its spines are those of a full pod, with free down ports\n");
   return out;
 }
 

@@ -100,8 +100,10 @@ RAILYARD_LAZY
   str_append(out, "\nSU map (one character per host; '.' free):\n");
   for (int32_t su = 0; su < d.sus(); ++su) {
     str_append(out, "  su", su < 10 ? "0" : "", su, " ");
-    const int32_t first = su * d.hosts_per_su();
-    out.append(mark.begin() + first, mark.begin() + first + d.hosts_per_su());
+    const int32_t first = d.first_host_of_su(su);
+    out.append(mark.begin() + first, mark.begin() + first + d.hosts_in_su(su));
+    // A partial last SU (shape.hpp): blanks for its missing hosts keep the column.
+    out.append(static_cast<size_t>(d.hosts_per_su() - d.hosts_in_su(su)), ' ');
     str_append(out, "  ", r.fragmentation.free_hosts_per_su[static_cast<size_t>(su)], " free\n");
     if (su == 63 && d.sus() > 64) {
       str_append(out, "  ... ", d.sus() - 64, " more SUs\n");

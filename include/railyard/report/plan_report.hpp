@@ -36,7 +36,8 @@
 // pfc_headroom_bytes, dcqcn {name: value}, nccl_env[] {name, value, reason},
 // rate_limit {kbps_per_qp, reason} (null: no lane needed), warnings[]}, tuner[]
 // {collective, min_bytes, max_bytes, algorithm, protocol, channels, nodes, ranks,
-// reason}}, su_map {naive, railyard: [one string per SU]}, fragmentation {naive,
+// reason}}, su_map {naive, railyard: [one string per SU, one character per host:
+// a partial last SU's is shorter]}, fragmentation {naive,
 // railyard: {free_hosts, free_hosts_per_su[], largest_unsplit_hosts,
 // jobs_split_across_sus, jobs_split_across_pods}}, isolation {naive, railyard:
 // {shared_leaf_spine, shared_spine_core, tenants, note}}, totals {placed_jobs,
@@ -84,7 +85,9 @@ char plan_letter(size_t job) { return job < kPlanLetters.size() ? kPlanLetters[j
 RAILYARD_LAZY
 std::string plan_su_row(const std::vector<int32_t>& owner, int32_t su, int32_t per_su) {
   std::string row;
-  for (int32_t h = su * per_su; h < (su + 1) * per_su; ++h) {
+  // A partial last SU (shape.hpp) ends at the last host: its row is shorter.
+  const auto end = std::min<int64_t>(int64_t{su + 1} * per_su, static_cast<int64_t>(owner.size()));
+  for (int32_t h = su * per_su; h < end; ++h) {
     const int32_t o = owner[static_cast<size_t>(h)];
     row += o == -1 ? '.' : o == -2 ? '#' : plan_letter(static_cast<size_t>(o));
   }
@@ -98,7 +101,8 @@ std::vector<int32_t> plan_map_sus(const topology::ClusterDescriptor<>& d, const 
   for (int32_t su = 0; su < d.sus(); ++su) {
     bool used = static_cast<size_t>(d.sus()) <= kPlanMapAllSus;
     for (const std::vector<int32_t>& owner : r.owner)
-      for (int32_t h = su * d.hosts_per_su(); !used && h < (su + 1) * d.hosts_per_su(); ++h)
+      for (int32_t h = d.first_host_of_su(su);
+           !used && h < d.first_host_of_su(su) + d.hosts_in_su(su); ++h)
         used = owner[static_cast<size_t>(h)] >= 0;
     if (used) sus.push_back(su);
   }
@@ -195,7 +199,7 @@ RAILYARD_LAZY
   std::string out;
   const topology::ClusterSpec& spec = d.spec();
   str_append(out, "railyard plan on ", r.cluster, ": ", d.hosts(), " hosts x ", d.gpus_per_host(),
-             " GPUs, ", d.sus(), " SUs of ", d.hosts_per_su(), " hosts, leaf oversubscription ",
+             " GPUs, ", su_count_text(d.hosts(), d.hosts_per_su()), ", leaf oversubscription ",
              spec.oversub.down, ":", spec.oversub.up, "\n");
   const pipeline::PlanBackground& bg = r.background;
   if (bg.trace_jobs == 0)

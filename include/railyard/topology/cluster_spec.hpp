@@ -11,6 +11,10 @@
 //   std::string text = railyard::topology::to_spec_string(spec);
 //   // "rail_fat_tree:hosts=256,...,oversub=2:1,..." -- parse_cluster(text) == spec
 //
+// hosts need not be a multiple of hosts_per_su (nor, with tiers=3, the SUs of
+// sus_per_pod): the last SU or pod is partial and cabled as a full one
+// (shape.hpp); "rail_fat_tree:hosts=100" is 4 SUs, the last with 4 hosts.
+//
 // One-tier clusters: spec.tiers = 1 with hosts_per_su = hosts (one switch per
 // rail for rail_only, one for every NIC for tor_fat_tree); cable lengths per
 // tier: host_leaf_m, leaf_spine_m, spine_core_m (kCableByMedium: by medium).
@@ -139,7 +143,9 @@ struct ClusterSpec {
 
   [[nodiscard]] constexpr int64_t gpus() const { return int64_t{hosts} * gpus_per_host; }
   [[nodiscard]] constexpr int64_t nics() const { return int64_t{hosts} * nics_per_host; }
-  [[nodiscard]] constexpr int32_t sus() const { return hosts / hosts_per_su; }
+  // SUs, the last one partial when hosts is not a multiple of hosts_per_su
+  // (shape.hpp: a partial SU is cabled like a full one).
+  [[nodiscard]] constexpr int32_t sus() const { return (hosts + hosts_per_su - 1) / hosts_per_su; }
 };
 
 // The keys parse_cluster() accepts, in canonical order.

@@ -1,7 +1,8 @@
 // railyard/topology/descriptor.hpp — closed-form topology descriptors.
 //
 // A descriptor answers structural questions in O(1) without building a graph:
-// which leaf serves (host, rail, plane), which SU/pod/NVLink domain a host is in,
+// which leaf serves (host, rail, plane), which SU/pod/NVLink domain a host is in
+// (and how many hosts a partial last SU holds: hosts_in_su),
 // how many up/down paths join two NIC ports, and which uplinks each path takes.
 // Extents (GPUs and NICs per host, hosts per SU, planes) may be fixed at compile
 // time, as with std::extents, so code built for one SKU divides by constants and
@@ -151,6 +152,26 @@ class ClusterDescriptor {
   [[nodiscard]] constexpr int32_t sus() const { return shape_.sus; }
   [[nodiscard]] constexpr int32_t pods() const { return shape_.pods; }
   [[nodiscard]] constexpr int32_t tiers() const { return spec_.tiers; }
+
+  // Hosts of an SU and SUs of a pod: hosts_per_su and sus_per_pod, except in a
+  // partial last SU or pod (shape.hpp), which holds the remainder. Hosts of SU
+  // `su` are [first_host_of_su(su), first_host_of_su(su) + hosts_in_su(su)).
+  [[nodiscard]] constexpr int32_t first_host_of_su(int32_t su) const {
+    return su * hosts_per_su();
+  }
+  [[nodiscard]] constexpr int32_t hosts_in_su(int32_t su) const {
+    const int32_t rest = hosts() - first_host_of_su(su);
+    return rest < hosts_per_su() ? rest : hosts_per_su();
+  }
+  [[nodiscard]] constexpr int32_t sus_in_pod(int32_t pod) const {
+    const int32_t rest = shape_.sus - pod * shape_.sus_per_pod;
+    return rest < shape_.sus_per_pod ? rest : shape_.sus_per_pod;
+  }
+  // Whether the last SU (or, with tiers=3, the last pod) is partial.
+  [[nodiscard]] constexpr bool partial_su() const { return hosts() % hosts_per_su() != 0; }
+  [[nodiscard]] constexpr bool partial_pod() const {
+    return shape_.sus % shape_.sus_per_pod != 0;
+  }
 
   [[nodiscard]] constexpr SuId su_of(HostId h) const { return SuId{h.value() / hosts_per_su()}; }
   [[nodiscard]] constexpr PodId pod_of(HostId h) const {

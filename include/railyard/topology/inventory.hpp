@@ -20,6 +20,14 @@
 //   min(host injection, leaf uplinks, spine uplinks) / 2 and is computed so;
 //   otherwise uneven wiring makes some spines carry less across the cut than
 //   their ports suggest, and a max flow on one plane/partition finds the value.
+//   A partial last SU or pod (shape.hpp) puts fewer hosts under some leaves or
+//   spines than their share, so the closed form does not hold there: such
+//   clusters take the max flow, with each leaf's real host count.
+// * Partial SUs: their leaves are cabled as in a full SU, so leaf counts, uplinks
+//   and spines are those of full SUs and pods, while host ports, host-leaf cables
+//   and their transceivers count only the hosts that exist; the missing hosts'
+//   ports are free down ports on the partial SU's leaves (and a partial pod's
+//   spines have free down ports towards its missing SUs' leaves).
 // * Oversubscription of a tier: down-facing over up-facing capacity of its
 //   switches (0 when the tier has no uplinks).
 #pragma once
@@ -101,7 +109,10 @@ RAILYARD_LAZY
                                : split % leaf_group == 0);
   const bool even_wiring =
       (up == 0 || up % spines == 0) && (spine_up == 0 || spine_up % cores == 0);
-  if (along_tree && even_wiring) {
+  // The closed form counts each side's share of leaves and spines, true only
+  // when every SU and pod is full.
+  const bool full_units = !d.partial_su() && !d.partial_pod();
+  if (along_tree && even_wiring && full_units) {
     const int64_t ports_per_host = int64_t{s.nics_per_host} * s.planes;
     int64_t cables = std::min(split, hosts - split) * ports_per_host;  // host injection
     // Leaves and spines spread evenly over the hosts, so a side holds its share.
@@ -141,10 +152,12 @@ RAILYARD_LAZY
     const int32_t first_host =
         su * s.hosts_per_su + (tor ? (leaf % c.leaves_per_su) * c.hosts_per_leaf : 0);
     const int32_t ports_per_host = tor ? s.nics_per_host : 1;
-    const int32_t in_a =
-        static_cast<int32_t>(std::clamp<int64_t>(split - first_host, 0, c.hosts_per_leaf));
+    // Hosts on this leaf: hosts_per_leaf, fewer (or none) in a partial SU.
+    const auto on_leaf =
+        static_cast<int32_t>(std::clamp<int64_t>(hosts - first_host, 0, c.hosts_per_leaf));
+    const int32_t in_a = static_cast<int32_t>(std::clamp<int64_t>(split - first_host, 0, on_leaf));
     net.add_arc(kSource, node, static_cast<double>(in_a) * ports_per_host * gbps);
-    net.add_arc(node, kSink, static_cast<double>(c.hosts_per_leaf - in_a) * ports_per_host * gbps);
+    net.add_arc(node, kSink, static_cast<double>(on_leaf - in_a) * ports_per_host * gbps);
     const int32_t pod = d.pod_of_leaf(SwitchIndex{leaf});
     wire(node, d.leaf_index_in_pod(SwitchIndex{leaf}), up, spines,
          [&](int32_t sp) { return first_spine + pod * spines + sp; });

@@ -1,8 +1,9 @@
 // railyard/topology/parse_cluster.hpp — spec string -> valid ClusterSpec.
 //
 // parse_cluster() accepts a preset name or `KIND:key=value,...`, checks every
-// value and every consistency rule (hosts divisible by hosts_per_su, a radix large
-// enough for the shape, ...) and returns a ClusterSpec the descriptors and the
+// value and every consistency rule (NVLink domains that tile the hosts, a radix
+// large enough for the shape, ...; a partial last SU or pod is valid, see
+// shape.hpp) and returns a ClusterSpec the descriptors and the
 // Fabric can trust. Errors name the key and the value:
 //
 //   auto spec = railyard::topology::parse_cluster("rail_fat_tree:hosts=256,oversub=2:1");

@@ -32,6 +32,18 @@
 //   rail_fat_tree only with one NIC per host, since joining rails needs spines).
 //   Such a fabric has no uplinks, so oversub, sus_per_pod and pod_oversub do
 //   not apply; the switch needs hosts (rail) or hosts x NICs (ToR) ports.
+// * Partial SUs and pods. hosts need not be a multiple of hosts_per_su: there are
+//   ceil(hosts / hosts_per_su) SUs and the last one holds the remainder (hosts
+//   are numbered SU-major, so it holds the highest ids). Its leaves are those of a
+//   full SU with the same uplinks, as a real SU is cabled for its full count
+//   before every rack is filled: the missing hosts' ports stay free on its leaves
+//   (a tor_fat_tree SU keeps all its ToR leaves, so a leaf past the last host may
+//   hold none). Likewise, with tiers=3 the SUs need not be a multiple of
+//   sus_per_pod: the last pod has fewer SUs but the spines of a full pod, with
+//   free down ports. Every count above therefore follows from the full SU and
+//   pod; only hosts, host ports and host-leaf cables follow the real host count.
+//   Tiers=1 has no partial SU: its one SU is the whole cluster (hosts_per_su =
+//   hosts).
 #pragma once
 
 #include <cstdint>
@@ -49,13 +61,13 @@ namespace railyard::topology {
 // (plane, partition) pair alike.
 struct ClosShape {
   int32_t partitions = 1;        // per plane: rails for rail_only, else 1
-  int32_t sus = 0;               // scalable units (leaf groups)
-  int32_t pods = 1;              // spine groups (1 when tiers == 2)
+  int32_t sus = 0;               // scalable units (leaf groups), the last one maybe partial
+  int32_t pods = 1;              // spine groups (1 when tiers == 2), the last one maybe partial
   int32_t sus_per_pod = 0;       // SUs in one pod
   int32_t hosts_per_domain = 1;  // hosts in one NVLink domain
   int32_t leaves_per_su = 0;     // per plane, all partitions together
   int32_t hosts_per_leaf = 0;    // hosts attached to one leaf
-  int32_t leaf_down_ports = 0;   // host-facing ports used on each leaf
+  int32_t leaf_down_ports = 0;   // host-facing ports cabled on each leaf (a partial SU uses fewer)
   int32_t leaf_up_ports = 0;     // U: uplinks per leaf (0 if the partition has one leaf)
   int32_t leaves_per_pod = 0;    // per partition: leaves of one pod
   int32_t spines_per_pod = 0;    // S, per partition
@@ -90,7 +102,6 @@ struct ClosShape {
 enum class ShapeProblem : uint8_t {
   kNone,
   kOutOfRange,                // a field outside the range parse_cluster() accepts
-  kHostsNotMultipleOfSu,      // hosts % hosts_per_su != 0
   kNicsGpusMismatch,          // neither of nics_per_host, gpus_per_host divides the other
   kScaleUpNotMultipleOfHost,  // scale_up % gpus_per_host != 0
   kHostsNotMultipleOfDomain,  // hosts % (scale_up / gpus_per_host) != 0
@@ -98,7 +109,6 @@ enum class ShapeProblem : uint8_t {
   kSusPerPodMissing,          // tiers=3 without sus_per_pod
   kSusPerPodWithTwoTiers,     // sus_per_pod given with tiers=2
   kPodOversubWithTwoTiers,    // pod_oversub given with tiers=2
-  kSusNotMultipleOfPod,       // SUs % sus_per_pod != 0
   kSinglePod,                 // tiers=3 but sus_per_pod covers every SU: no core is needed
   kSuExceedsLeafPorts,        // rail leaf: hosts_per_su > leaf down ports
   kHostExceedsLeafPorts,      // ToR leaf: one host's NICs exceed the leaf down ports
@@ -106,7 +116,7 @@ enum class ShapeProblem : uint8_t {
   kSpineRadixExceeded,        // spine down + up > radix (a guard: the ceil/floor pair keeps it)
   kSpineCannotReachCores,     // Us < G: too many pods for the radix
   kOversubWithOneTier,        // oversub given with tiers=1 (no uplinks)
-  kOneTierSeveralSus,         // tiers=1 but hosts_per_su != hosts
+  kOneTierSeveralSus,         // tiers=1 but hosts_per_su != hosts (several or a partial SU)
   kOneTierRailsNeedSpine,     // tiers=1 rail_fat_tree with several rails: use rail_only
   kOneTierSwitchTooSmall,     // tiers=1: the one switch lacks ports for every host NIC
 };
@@ -150,7 +160,8 @@ namespace detail {
 // partition (rail_only always; a rail fat tree with one NIC per host; a ToR
 // fat tree whose SU fits on one switch).
 [[nodiscard]] constexpr bool one_leaf_per_partition(const ClusterSpec& s) {
-  if (s.hosts != s.hosts_per_su) return false;
+  // A lone partial SU is one SU too: its leaves are those of a full SU.
+  if (s.hosts > s.hosts_per_su) return false;
   switch (s.kind) {
     case Kind::kRailOnly:
       return true;
@@ -188,7 +199,6 @@ namespace detail {
   };
   c.planes = s.planes;
   if (!detail::out_of_range_field(s).empty()) return fail(ShapeProblem::kOutOfRange);
-  if (s.hosts % s.hosts_per_su != 0) return fail(ShapeProblem::kHostsNotMultipleOfSu);
   if (s.nics_per_host % s.gpus_per_host != 0 && s.gpus_per_host % s.nics_per_host != 0)
     return fail(ShapeProblem::kNicsGpusMismatch);
   if (s.scale_up % s.gpus_per_host != 0) return fail(ShapeProblem::kScaleUpNotMultipleOfHost);
@@ -197,12 +207,13 @@ namespace detail {
   if (s.hosts_per_su % c.hosts_per_domain != 0 && c.hosts_per_domain % s.hosts_per_su != 0)
     return fail(ShapeProblem::kDomainStraddlesSu);
 
-  c.sus = s.hosts / s.hosts_per_su;
+  // The last SU may be partial (see the rule above).
+  c.sus = static_cast<int32_t>(ceil_div(s.hosts, s.hosts_per_su));
   if (s.tiers == 1) {
     if (s.sus_per_pod != 0) return fail(ShapeProblem::kSusPerPodWithTwoTiers);
     if (!(s.pod_oversub == Ratio{1, 1})) return fail(ShapeProblem::kPodOversubWithTwoTiers);
     if (!(s.oversub == Ratio{1, 1})) return fail(ShapeProblem::kOversubWithOneTier);
-    if (c.sus != 1) return fail(ShapeProblem::kOneTierSeveralSus);
+    if (s.hosts_per_su != s.hosts) return fail(ShapeProblem::kOneTierSeveralSus);
     if (s.kind == Kind::kRailFatTree && s.nics_per_host > 1)
       return fail(ShapeProblem::kOneTierRailsNeedSpine);
     if (detail::one_tier_ports(s) > s.switch_radix)
@@ -216,9 +227,9 @@ namespace detail {
     c.pods = 1;
   } else {
     if (s.sus_per_pod == 0) return fail(ShapeProblem::kSusPerPodMissing);
-    if (c.sus % s.sus_per_pod != 0) return fail(ShapeProblem::kSusNotMultipleOfPod);
     c.sus_per_pod = s.sus_per_pod;
-    c.pods = c.sus / s.sus_per_pod;
+    // The last pod may be partial (see the rule above).
+    c.pods = static_cast<int32_t>(ceil_div(c.sus, s.sus_per_pod));
     // One pod would leave every spine's pod_oversub share of ports for cores that
     // do not exist; the same cluster is a 2-tier one.
     if (c.pods == 1) return fail(ShapeProblem::kSinglePod);
@@ -304,8 +315,6 @@ RAILYARD_LAZY
     case ShapeProblem::kSinglePod:
       return str_cat("sus_per_pod=", s.sus_per_pod, ": covers all ", c.sus,
                      " SUs, a single pod with no core tier; use tiers=2");
-    case ShapeProblem::kHostsNotMultipleOfSu:
-      return str_cat("hosts=", s.hosts, ": not a multiple of hosts_per_su=", s.hosts_per_su);
     case ShapeProblem::kNicsGpusMismatch:
       return str_cat("nics_per_host=", s.nics_per_host,
                      ": must divide or be a multiple of gpus_per_host=", s.gpus_per_host);
@@ -324,9 +333,6 @@ RAILYARD_LAZY
       return str_cat("sus_per_pod=", s.sus_per_pod, ": only applies to tiers=3");
     case ShapeProblem::kPodOversubWithTwoTiers:
       return str_cat("pod_oversub=", ratio(s.pod_oversub), ": only applies to tiers=3");
-    case ShapeProblem::kSusNotMultipleOfPod:
-      return str_cat("sus_per_pod=", s.sus_per_pod, ": the ", c.sus,
-                     " SUs are not a multiple of it");
     case ShapeProblem::kSuExceedsLeafPorts:
       return str_cat("hosts_per_su=", s.hosts_per_su, ": exceeds the ", detail::leaf_down_limit(s),
                      " host ports of a leaf with switch_radix=", s.switch_radix,
@@ -353,7 +359,8 @@ RAILYARD_LAZY
     case ShapeProblem::kOneTierSeveralSus:
       return str_cat("hosts_per_su=", s.hosts_per_su,
                      ": tiers=1 is one SU on one switch per partition, so hosts_per_su must equal "
-                     "hosts=", s.hosts, " (or be left out)");
+                     "hosts=", s.hosts, " (or be left out)",
+                     s.hosts % s.hosts_per_su != 0 ? "; a one-tier cluster has no partial SU" : "");
     case ShapeProblem::kOneTierRailsNeedSpine:
       return str_cat("tiers=1: a rail_fat_tree with ", s.nics_per_host,
                      " NICs per host needs spines to join its rail leaves; for one switch per "

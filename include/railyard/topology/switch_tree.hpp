@@ -20,6 +20,10 @@
 // * tiers=2: one level-2 switch `spine` above every leaf-level switch.
 // * tiers=3: one level-2 switch per pod, `pod<N>`, and one level-3 `core` above.
 // * A cluster with a single leaf-level switch has no upper level.
+// * A partial last SU (shape.hpp) has fewer hosts under its switch; a
+//   tor_fat_tree leaf past its last host holds none and is left out (a scheduler
+//   switch must have nodes or children), so leaf names can skip numbers there.
+//   A partial last pod has fewer children.
 // Numbers are zero-padded to the widest, so names sort in topology order.
 #pragma once
 
@@ -75,27 +79,32 @@ RAILYARD_LAZY
   const bool tor = d.kind() == topology::Kind::kTorFatTree;
   const int64_t groups = tor ? int64_t{c.sus} * c.leaves_per_su : c.sus;
   const int32_t hosts_per_group = tor ? c.hosts_per_leaf : d.hosts_per_su();
+  std::vector<int32_t> pod_of_switch;  // per leaf-level switch
   for (int64_t g = 0; g < groups; ++g) {
+    // Groups are consecutive hosts; in a partial SU the last ones end early or hold none.
+    const int64_t first = g * hosts_per_group;
+    const int64_t end = std::min<int64_t>(first + hosts_per_group, d.hosts());
+    if (first >= end) continue;
     SwitchTree::Switch leaf;
     leaf.name = padded_name(tor ? "leaf" : "su", g, groups);
-    for (int32_t i = 0; i < hosts_per_group; ++i)
-      leaf.hosts.push_back(static_cast<int32_t>(g * hosts_per_group + i));
+    for (int64_t h = first; h < end; ++h) leaf.hosts.push_back(static_cast<int32_t>(h));
     tree.switches.push_back(std::move(leaf));
+    const int64_t su = tor ? g / c.leaves_per_su : g;
+    pod_of_switch.push_back(static_cast<int32_t>(su / c.sus_per_pod));
   }
-  if (groups == 1) return tree;
-  const auto leaf_count = static_cast<int32_t>(groups);
+  const auto leaf_count = static_cast<int32_t>(tree.switches.size());
+  if (leaf_count == 1) return tree;
   if (d.tiers() == 2) {
     SwitchTree::Switch spine{"spine", 2, {}, {}};
     for (int32_t g = 0; g < leaf_count; ++g) spine.children.push_back(g);
     tree.switches.push_back(std::move(spine));
     return tree;
   }
-  const int32_t per_pod = leaf_count / c.pods;
-  for (int32_t p = 0; p < c.pods; ++p) {
-    SwitchTree::Switch pod{padded_name("pod", p, c.pods), 2, {}, {}};
-    for (int32_t g = 0; g < per_pod; ++g) pod.children.push_back(p * per_pod + g);
-    tree.switches.push_back(std::move(pod));
-  }
+  std::vector<SwitchTree::Switch> pods;
+  for (int32_t p = 0; p < c.pods; ++p) pods.push_back({padded_name("pod", p, c.pods), 2, {}, {}});
+  for (int32_t g = 0; g < leaf_count; ++g)
+    pods[static_cast<size_t>(pod_of_switch[static_cast<size_t>(g)])].children.push_back(g);
+  for (SwitchTree::Switch& pod : pods) tree.switches.push_back(std::move(pod));
   SwitchTree::Switch core{"core", 3, {}, {}};
   for (int32_t p = 0; p < c.pods; ++p) core.children.push_back(leaf_count + p);
   tree.switches.push_back(std::move(core));
