@@ -167,6 +167,26 @@ struct CableFit {
     apply(fabric, o);
     return o;
   }
+  // Names `fabric`'s (materialize(descriptor)) switches and NIC ports as the
+  // file does ("leaf-s0-r1", "gpu03:eth2"), so that paths and links print in
+  // the file's words; GPUs keep railyard's names.
+  void name_fabric(Fabric& fabric) const {
+    const ClosShape& c = descriptor.shape();
+    for (int64_t l = 0; l < c.total_leaves(); ++l)
+      fabric.set_node_name(fabric.leaf(SwitchIndex{static_cast<int32_t>(l)}),
+                           leaf_names[static_cast<size_t>(l)]);
+    for (int64_t s = 0; s < c.total_spines(); ++s)
+      fabric.set_node_name(fabric.spine(SwitchIndex{static_cast<int32_t>(s)}),
+                           spine_names[static_cast<size_t>(s)]);
+    for (int64_t k = 0; k < c.total_cores(); ++k)
+      fabric.set_node_name(fabric.core(SwitchIndex{static_cast<int32_t>(k)}),
+                           core_names[static_cast<size_t>(k)]);
+    for (int32_t h = 0; h < descriptor.hosts(); ++h)
+      for (int32_t i = 0; i < descriptor.nics_per_host(); ++i)
+        fabric.set_node_name(fabric.nic_port({HostId{h}, NicIndex{i}}),
+                             str_cat(host_names[static_cast<size_t>(h)], ":",
+                                     nic_names[static_cast<size_t>(i)]));
+  }
   // "name (h12)"-style labels for reports.
   [[nodiscard]] std::string host_label(int32_t h) const {
     return str_cat(host_names[static_cast<size_t>(h)], " (host ", h, ")");
