@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "railyard/placement/allocator.hpp"
+#include "railyard/placement/jobs.hpp"
 #include "railyard/topology/import/cable_list.hpp"
 #include "railyard/topology/import/ibnetdiscover.hpp"
 
@@ -276,4 +278,36 @@ TEST_CASE("fit: an ibnetdiscover sample fits with hosts from Ca blocks") {
   CHECK(fit->nic_names == std::vector<std::string>{"mlx5_0/1", "mlx5_1/1"});
   CHECK(fit->host_names == std::vector<std::string>{"host0", "host1"});
   CHECK(fit->findings.empty());
+}
+
+TEST_CASE("fit: drained hosts get no job from place_jobs and count as neither free nor held") {
+  std::vector<std::string> rows = rail_rows({});
+  erase_row(rows, "gpu03,eth2,leaf-s0-r2,swp3");
+  const topology::CableFit fit = fit_of(join(rows));
+  REQUIRE(fit.drained == std::vector<HostId>{HostId{2}});
+  // 7 hosts in service: a 7-host job fits around host 2, an 8-host one does not.
+  auto placed = placement::place_jobs(fit.descriptor, "a:gpus=56", {}, fit.drained);
+  REQUIRE(placed.ok());
+  REQUIRE(placed->placed.size() == 1);
+  const std::vector<HostId>& hosts = placed->placed[0].hosts;
+  CHECK(hosts.size() == 7);
+  CHECK(std::find(hosts.begin(), hosts.end(), HostId{2}) == hosts.end());
+  CHECK(placed->free_hosts == 0);
+  auto all = placement::place_jobs(fit.descriptor, "b:gpus=64", {}, fit.drained);
+  REQUIRE(all.ok());
+  CHECK(all->placed.empty());
+  CHECK(all->unplaced.size() == 1);
+  CHECK(all->free_hosts == 7);
+  // The allocator refuses to reserve a drained host, and draining a held one.
+  auto alloc = placement::make_allocator(fit.descriptor, {});
+  REQUIRE(alloc.ok());
+  REQUIRE(alloc->drain(fit.drained).ok());
+  CHECK(alloc->is_drained(HostId{2}));
+  CHECK_FALSE(alloc->is_free(HostId{2}));
+  const HostId two[] = {HostId{2}};
+  CHECK(alloc->reserve({"x", "", 0}, two).status().code() == StatusCode::kFailedPrecondition);
+  const HostId zero[] = {HostId{0}};
+  REQUIRE(alloc->reserve({"y", "", 0}, zero).ok());
+  CHECK(alloc->drain(zero).code() == StatusCode::kFailedPrecondition);
+  CHECK(alloc->free_hosts() == 6);
 }

@@ -219,6 +219,7 @@ struct PlaceResult {
   std::vector<UnplacedJob> unplaced;  // in input order
   int32_t free_hosts = 0;
   Fragmentation fragmentation;
+  std::vector<HostId> drained;  // hosts out of service (no job, not free), as given
 };
 
 // Places already-parsed jobs in order on an empty cluster. A job that does not
@@ -234,6 +235,7 @@ RAILYARD_LAZY
   RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
   RAILYARD_RETURN_IF_ERROR(alloc.drain(drained));
   PlaceResult result;
+  result.drained.assign(drained.begin(), drained.end());
   for (const JobSpec& job : jobs) {
     StatusOr<Allocation> a = alloc.allocate(job.request());
     if (a.ok()) {
