@@ -248,10 +248,11 @@ Outcome run_cc(const Invocation& inv) {
 
 const Subcommand kCc{
     "cc",
-    "[--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
+    "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
     "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
     "[--start-rate F] [--simulate-ms MS] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
-    "[--switch-ns NS] [--nic-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json]",
+    "[--switch-ns NS] [--nic-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json] "
+    "[--cables FILE | --ibnetdiscover FILE (instead of --cluster)]",
     "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate limits",
     "The incast (line-rate senders into one port) is --incast, else the job's: with --collective, "
     "that collective's in its groups (--group, else all ranks); without, the largest of the "
