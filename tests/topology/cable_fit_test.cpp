@@ -311,3 +311,28 @@ TEST_CASE("fit: drained hosts get no job from place_jobs and count as neither fr
   CHECK(alloc->drain(zero).code() == StatusCode::kFailedPrecondition);
   CHECK(alloc->free_hosts() == 6);
 }
+
+TEST_CASE("fit: a host with no cable at all is not in the cluster; its SU is the short last one") {
+  // SUs of 6 (leaves of 6 hosts + 4 uplinks: 3:2, radix 10, 8 x 4 / 10 -> 4 spines).
+  RailDesign x;
+  x.per_su = 6;
+  std::vector<std::string> rows = rail_rows(x);
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [](const std::string& r) { return r.starts_with("gpu03,"); }),
+             rows.end());
+  auto list = topology::cable_list_from_text(join(rows));
+  REQUIRE(list.ok());
+  auto fit = topology::fit_cables(*list);
+  if (fit.ok()) {
+    // Descriptors that take a partial last SU: SU 0 (gpu01-gpu06 but gpu03) goes last.
+    CHECK(fit->spec().hosts == 11);
+    CHECK(fit->spec().hosts_per_su == 6);
+    CHECK(fit->host_names.front() == "gpu07");
+    CHECK(fit->host_names.back() == "gpu06");
+    CHECK(fit->findings.empty());
+  } else {
+    // Descriptors that refuse one say so, through the fit.
+    CHECK(std::string(message_of(fit.status())).find("hosts=11: not a multiple of hosts_per_su=6") !=
+          std::string::npos);
+  }
+}

@@ -314,9 +314,13 @@ RAILYARD_LAZY
       return invalid_argument_error(str_cat("switch ", csv_quoted(name[static_cast<size_t>(v)]),
                                             " is not connected to any host"));
     if (lv > 3)
-      return invalid_argument_error(
-          str_cat("switch ", csv_quoted(name[static_cast<size_t>(v)]), " is ", lv,
-                  " hops from the nearest host: railyard fits at most three switch tiers"));
+      return invalid_argument_error(str_cat(
+          "switch ", csv_quoted(name[static_cast<size_t>(v)]), " is ", lv,
+          " hops from the nearest host: railyard fits at most three switch tiers (", host_rule,
+          list.kinds.empty() ? "; in a fabric whose leaves have fewer than twice a host's NIC "
+                               "count in cables, hosts are taken for switches"
+                             : "",
+          ")"));
   }
   auto lvl = [&](int32_t v) { return level[static_cast<size_t>(v)]; };
 
@@ -729,6 +733,19 @@ RAILYARD_LAZY
     found = r.ok() && matches(r.shape);
   }
   if (!found) {
+    // A problem no radix cures (a partial last SU while descriptors refuse one,
+    // say) is the descriptor's own message.
+    spec.switch_radix = kMaxSwitchRadix;
+    if (const ShapeResult any = derive_shape(spec);
+        !any.ok() && any.problem != ShapeProblem::kSuExceedsLeafPorts &&
+        any.problem != ShapeProblem::kHostExceedsLeafPorts &&
+        any.problem != ShapeProblem::kLeafCannotReachSpines &&
+        any.problem != ShapeProblem::kSpineRadixExceeded &&
+        any.problem != ShapeProblem::kSpineCannotReachCores &&
+        any.problem != ShapeProblem::kOneTierSwitchTooSmall)
+      return invalid_argument_error(str_cat("the fitted spec (", to_string(kind), ", ",
+                                            spec.hosts, " hosts in groups of ", hosts_per_su,
+                                            "): ", describe_problem(spec, any)));
     int32_t busiest = 2;
     for (int32_t v = 0; v < n; ++v)
       if (!host[static_cast<size_t>(v)]) busiest = std::max(busiest, static_cast<int32_t>(deg(v)));
