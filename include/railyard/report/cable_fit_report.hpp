@@ -14,6 +14,7 @@
 // b_port, gbps, line} (absent for missing) and fraction (slow only).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,14 +48,22 @@ std::string slot_text(const topology::CableSlot& s) {
   }
 }
 
+// The first kMaxListedNames names of a list are printed; --json has them all.
+inline constexpr size_t kMaxListedNames = 64;
+
 RAILYARD_LAZY
 void name_list(std::string& out, std::string_view label, const std::vector<std::string>& names) {
   if (names.empty()) return;
   std::string line = str_cat(label);
   line.resize(10, ' ');
   size_t width = line.size();
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string item = str_cat(i, " ", names[i], i + 1 < names.size() ? "," : "");
+  const size_t shown = std::min(names.size(), kMaxListedNames);
+  for (size_t i = 0; i < shown; ++i) {
+    const std::string item =
+        i + 1 < shown ? str_cat(i, " ", names[i], ",")
+        : shown < names.size()
+            ? str_cat(i, " ", names[i], ", ... ", names.size() - shown, " more (--json lists all)")
+            : str_cat(i, " ", names[i]);
     if (width + item.size() + 1 > 96 && width > 10) {
       str_append(out, line, "\n");
       line = std::string(10, ' ');
