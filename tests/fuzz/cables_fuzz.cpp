@@ -75,8 +75,8 @@ void check_fit(const topology::CableList& list) {
   RAILYARD_FUZZ_CHECK(static_cast<int64_t>(fit->leaf_names.size()) == c.total_leaves());
   RAILYARD_FUZZ_CHECK(static_cast<int64_t>(fit->spine_names.size()) == c.total_spines());
   RAILYARD_FUZZ_CHECK(static_cast<int64_t>(fit->core_names.size()) == c.total_cores());
-  for (const auto* names : {&fit->host_names, &fit->leaf_names, &fit->spine_names,
-                            &fit->core_names})
+  for (const auto* names :
+       {&fit->host_names, &fit->leaf_names, &fit->spine_names, &fit->core_names})
     for (const std::string& n : *names) RAILYARD_FUZZ_CHECK(!n.empty(), "every index is named");
   for (const topology::CableFinding& f : fit->findings) {
     if (f.problem == CableProblem::kExtra) {
@@ -85,8 +85,8 @@ void check_fit(const topology::CableList& list) {
     }
     const int64_t lowers = f.slot.tier == topology::LinkTier::kHostLeaf    ? d.hosts()
                            : f.slot.tier == topology::LinkTier::kLeafSpine ? c.total_leaves()
-                                                                            : c.total_spines();
-    const int64_t ports = f.slot.tier == topology::LinkTier::kHostLeaf ? d.nics_per_host()
+                                                                           : c.total_spines();
+    const int64_t ports = f.slot.tier == topology::LinkTier::kHostLeaf    ? d.nics_per_host()
                           : f.slot.tier == topology::LinkTier::kLeafSpine ? c.leaf_up_ports
                                                                           : c.spine_up_ports;
     RAILYARD_FUZZ_CHECK(f.slot.lower >= 0 && f.slot.lower < lowers, "slot in range");

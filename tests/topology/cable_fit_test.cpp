@@ -38,8 +38,8 @@ std::vector<std::string> rail_rows(const RailDesign& x) {
   for (int s = 0; s < x.sus; ++s)
     for (int i = 0; i < x.per_su; ++i)
       for (int r = 0; r < x.rails; ++r)
-        rows.push_back("gpu" + two(s * x.per_su + i + 1) + ",eth" + std::to_string(r) +
-                       ",leaf-s" + std::to_string(s) + "-r" + std::to_string(r) + ",swp" +
+        rows.push_back("gpu" + two(s * x.per_su + i + 1) + ",eth" + std::to_string(r) + ",leaf-s" +
+                       std::to_string(s) + "-r" + std::to_string(r) + ",swp" +
                        std::to_string(i + 1));
   for (int s = 0; s < x.sus; ++s)
     for (int r = 0; r < x.rails; ++r)
@@ -152,8 +152,10 @@ TEST_CASE("fit: a missing leaf uplink is that uplink down; no host is drained") 
 TEST_CASE("fit: swapping a host's two NIC cables gives two miswired reports naming them") {
   std::vector<std::string> rows = rail_rows({});
   for (std::string& r : rows) {
-    if (r == "gpu06,eth0,leaf-s1-r0,swp2") r = "gpu06,eth0,leaf-s1-r1,swp2";
-    else if (r == "gpu06,eth1,leaf-s1-r1,swp2") r = "gpu06,eth1,leaf-s1-r0,swp2";
+    if (r == "gpu06,eth0,leaf-s1-r0,swp2")
+      r = "gpu06,eth0,leaf-s1-r1,swp2";
+    else if (r == "gpu06,eth1,leaf-s1-r1,swp2")
+      r = "gpu06,eth1,leaf-s1-r0,swp2";
   }
   const topology::CableFit fit = fit_of(join(rows));
   REQUIRE(fit.findings.size() == 2);
@@ -261,9 +263,9 @@ TEST_CASE("fit: an ibnetdiscover sample fits with hosts from Ca blocks") {
             "\" enhanced port 0 lid " + std::to_string(l + 1) + " lmc 0\n";
     for (int h = 0; h < 2; ++h)
       text += "[" + std::to_string(h + 1) + "]\t\"H-00000000000000" + std::to_string(h) +
-              std::to_string(l) + "\"[1](00000000000000" + std::to_string(h) +
-              std::to_string(l) + ") \t\t# \"host" + std::to_string(h) + " mlx5_" +
-              std::to_string(l) + "\" lid 9 4xNDR\n";
+              std::to_string(l) + "\"[1](00000000000000" + std::to_string(h) + std::to_string(l) +
+              ") \t\t# \"host" + std::to_string(h) + " mlx5_" + std::to_string(l) +
+              "\" lid 9 4xNDR\n";
     text += "[9]\t\"S-0000000000000b01\"[" + std::to_string(l + 1) +
             "]\t\t# \"spine0\" lid 5 4xNDR\n\n";
   }
@@ -332,7 +334,8 @@ TEST_CASE("fit: a host with no cable at all is not in the cluster; its SU is the
     CHECK(fit->findings.empty());
   } else {
     // Descriptors that refuse one say so, through the fit.
-    CHECK(std::string(message_of(fit.status())).find("hosts=11: not a multiple of hosts_per_su=6") !=
-          std::string::npos);
+    CHECK(
+        std::string(message_of(fit.status())).find("hosts=11: not a multiple of hosts_per_su=6") !=
+        std::string::npos);
   }
 }

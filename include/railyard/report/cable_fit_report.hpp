@@ -30,8 +30,7 @@ namespace detail {
 
 RAILYARD_LAZY
 std::string cable_text(const topology::Cable& c) {
-  return str_cat(c.a.node, " ", c.a.port, " -- ", c.b.node, " ", c.b.port, " (line ", c.line,
-                 ")");
+  return str_cat(c.a.node, " ", c.a.port, " -- ", c.b.node, " ", c.b.port, " (line ", c.line, ")");
 }
 
 // "host 3 NIC 2", "leaf 5 uplink 2", "spine 1 uplink 0": the slot as --down
@@ -85,13 +84,12 @@ void name_list(std::string& out, std::string_view label, const std::vector<std::
 RAILYARD_LAZY
 [[nodiscard]] std::string cable_fit_text(const topology::CableFit& fit, std::string_view source) {
   using topology::CableProblem;
-  std::string out =
-      str_cat("fitted    ", source, ": ", topology::to_spec_string(fit.spec()), "\n",
-              "file      ", fit.file_cables, " cables; the design has ", fit.design_cables, "; ",
-              fit.count(CableProblem::kMissing), " missing, ", fit.count(CableProblem::kMiswired),
-              " miswired, ", fit.count(CableProblem::kExtra), " extra, ",
-              fit.count(CableProblem::kSlow), " slow\n", "rule      ", fit.host_rule,
-              "; NICs by port name: ");
+  std::string out = str_cat(
+      "fitted    ", source, ": ", topology::to_spec_string(fit.spec()), "\n", "file      ",
+      fit.file_cables, " cables; the design has ", fit.design_cables, "; ",
+      fit.count(CableProblem::kMissing), " missing, ", fit.count(CableProblem::kMiswired),
+      " miswired, ", fit.count(CableProblem::kExtra), " extra, ", fit.count(CableProblem::kSlow),
+      " slow\n", "rule      ", fit.host_rule, "; NICs by port name: ");
   for (size_t i = 0; i < fit.nic_names.size(); ++i)
     str_append(out, i > 0 ? ", " : "", fit.nic_names[i], "=", i);
   out += "\n";
@@ -102,9 +100,8 @@ RAILYARD_LAZY
                    detail::slot_text(f.slot), "]: down\n");
         break;
       case CableProblem::kMiswired:
-        str_append(out, "miswired  ", detail::cable_text(*f.actual), ": belongs ",
-                   f.expected_lower, " -- ", f.expected_upper, " [", detail::slot_text(f.slot),
-                   "]: down there\n");
+        str_append(out, "miswired  ", detail::cable_text(*f.actual), ": belongs ", f.expected_lower,
+                   " -- ", f.expected_upper, " [", detail::slot_text(f.slot), "]: down there\n");
         break;
       case CableProblem::kExtra:
         str_append(out, "extra     ", detail::cable_text(*f.actual),
@@ -143,8 +140,8 @@ RAILYARD_LAZY
   w.key("file_cables").value(fit.file_cables);
   w.key("design_cables").value(fit.design_cables);
   w.key("counts").begin_object();
-  for (CableProblem p : {CableProblem::kMissing, CableProblem::kMiswired, CableProblem::kExtra,
-                         CableProblem::kSlow})
+  for (CableProblem p :
+       {CableProblem::kMissing, CableProblem::kMiswired, CableProblem::kExtra, CableProblem::kSlow})
     w.key(topology::kCableProblemNames[static_cast<size_t>(p)]).value(fit.count(p));
   w.end_object();
   auto names = [&w](std::string_view key, const std::vector<std::string>& list) {

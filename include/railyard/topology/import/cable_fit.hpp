@@ -183,9 +183,9 @@ struct CableFit {
                            core_names[static_cast<size_t>(k)]);
     for (int32_t h = 0; h < descriptor.hosts(); ++h)
       for (int32_t i = 0; i < descriptor.nics_per_host(); ++i)
-        fabric.set_node_name(fabric.nic_port({HostId{h}, NicIndex{i}}),
-                             str_cat(host_names[static_cast<size_t>(h)], ":",
-                                     nic_names[static_cast<size_t>(i)]));
+        fabric.set_node_name(
+            fabric.nic_port({HostId{h}, NicIndex{i}}),
+            str_cat(host_names[static_cast<size_t>(h)], ":", nic_names[static_cast<size_t>(i)]));
   }
   // "name (h12)"-style labels for reports.
   [[nodiscard]] std::string host_label(int32_t h) const {
@@ -297,8 +297,7 @@ RAILYARD_LAZY
   std::queue<int32_t> bfs;
   for (int32_t v = 0; v < n; ++v)
     if (host[static_cast<size_t>(v)]) level[static_cast<size_t>(v)] = 0, bfs.push(v);
-  if (bfs.empty())
-    return invalid_argument_error(str_cat("no hosts found (", host_rule, ")"));
+  if (bfs.empty()) return invalid_argument_error(str_cat("no hosts found (", host_rule, ")"));
   while (!bfs.empty()) {
     const int32_t v = bfs.front();
     bfs.pop();
@@ -329,14 +328,15 @@ RAILYARD_LAZY
   for (int32_t v = 0; v < n; ++v)
     if (host[static_cast<size_t>(v)]) hosts.push_back(v);
   std::map<std::string, int32_t, std::less<>> nic_seen;  // port name -> hosts showing it
-  int32_t widest = 0;                                     // most ports on one host
+  int32_t widest = 0;                                    // most ports on one host
   int32_t widest_host = -1;
   for (int32_t h : hosts) {
     for (const End& e : adj[static_cast<size_t>(h)]) {
       const Cable& c = cables[static_cast<size_t>(e.cable)];
       ++nic_seen[ends[static_cast<size_t>(e.cable)].first == h ? c.a.port : c.b.port];
     }
-    if (static_cast<int32_t>(deg(h)) > widest) widest = static_cast<int32_t>(deg(h)), widest_host = h;
+    if (static_cast<int32_t>(deg(h)) > widest)
+      widest = static_cast<int32_t>(deg(h)), widest_host = h;
   }
   std::vector<std::string> nic_names;
   for (const auto& [port, count] : nic_seen) nic_names.push_back(port);
@@ -352,7 +352,8 @@ RAILYARD_LAZY
     std::string absent;
     for (const std::string& p : nic_names) {
       bool has = false;
-      for (const End& e : adj[static_cast<size_t>(widest_host)]) has = has || port_of(widest_host, e) == p;
+      for (const End& e : adj[static_cast<size_t>(widest_host)])
+        has = has || port_of(widest_host, e) == p;
       if (!has) {
         absent = p;
         break;
@@ -375,11 +376,12 @@ RAILYARD_LAZY
         short_host = h;
     }
     if (2 * full < static_cast<int64_t>(hosts.size()))
-      return invalid_argument_error(str_cat(
-          "hosts have different NIC counts: only ", full, " of ", hosts.size(),
-          " hosts have all ", nics, " NIC ports (", csv_quoted(name[static_cast<size_t>(short_host)]),
-          " has ", deg(short_host), "); railyard fits one host type (at least half the hosts "
-          "must show every port; fewer are taken for missing cables)"));
+      return invalid_argument_error(
+          str_cat("hosts have different NIC counts: only ", full, " of ", hosts.size(),
+                  " hosts have all ", nics, " NIC ports (",
+                  csv_quoted(name[static_cast<size_t>(short_host)]), " has ", deg(short_host),
+                  "); railyard fits one host type (at least half the hosts "
+                  "must show every port; fewer are taken for missing cables)"));
   }
   std::map<std::string_view, int32_t> nic_index;
   for (int32_t i = 0; i < nics; ++i) nic_index[nic_names[static_cast<size_t>(i)]] = i;
@@ -485,37 +487,39 @@ RAILYARD_LAZY
         const int32_t r = fit_argmax(leaf_nic_count[l]);
         int32_t& slot = su.leaves[static_cast<size_t>(r)];
         if (slot >= 0)
-          return invalid_argument_error(str_cat(
-              "leaves ", csv_quoted(name[static_cast<size_t>(slot)]), " and ",
-              csv_quoted(name[static_cast<size_t>(leaves[l])]),
-              " both serve NIC ", csv_quoted(nic_names[static_cast<size_t>(r)]),
-              " of the hosts of one group (", csv_quoted(name[static_cast<size_t>(su.hosts[0])]),
-              ", ...): railyard fits one leaf per rail and group"));
+          return invalid_argument_error(
+              str_cat("leaves ", csv_quoted(name[static_cast<size_t>(slot)]), " and ",
+                      csv_quoted(name[static_cast<size_t>(leaves[l])]), " both serve NIC ",
+                      csv_quoted(nic_names[static_cast<size_t>(r)]), " of the hosts of one group (",
+                      csv_quoted(name[static_cast<size_t>(su.hosts[0])]),
+                      ", ...): railyard fits one leaf per rail and group"));
         slot = leaves[l];
       }
       for (int32_t r = 0; r < nics; ++r)
         if (su.leaves[static_cast<size_t>(r)] < 0)
-          return invalid_argument_error(str_cat(
-              "the group of ", csv_quoted(name[static_cast<size_t>(su.hosts[0])]),
-              " has no leaf for NIC ", csv_quoted(nic_names[static_cast<size_t>(r)]),
-              " (a leaf none of whose host cables are in the file cannot be placed)"));
+          return invalid_argument_error(
+              str_cat("the group of ", csv_quoted(name[static_cast<size_t>(su.hosts[0])]),
+                      " has no leaf for NIC ", csv_quoted(nic_names[static_cast<size_t>(r)]),
+                      " (a leaf none of whose host cables are in the file cannot be placed)"));
     }
     sus.push_back(std::move(su));
   }
   auto su_before = [&](const Su& a, const Su& b) {
-    return natural_less(name[static_cast<size_t>(a.hosts[0])], name[static_cast<size_t>(b.hosts[0])]);
+    return natural_less(name[static_cast<size_t>(a.hosts[0])],
+                        name[static_cast<size_t>(b.hosts[0])]);
   };
   std::sort(sus.begin(), sus.end(), su_before);
   int32_t hosts_per_su = 0;
-  for (const Su& su : sus) hosts_per_su = std::max(hosts_per_su, static_cast<int32_t>(su.hosts.size()));
+  for (const Su& su : sus)
+    hosts_per_su = std::max(hosts_per_su, static_cast<int32_t>(su.hosts.size()));
   {
     int32_t short_sus = 0;
     for (const Su& su : sus) short_sus += static_cast<int32_t>(su.hosts.size()) < hosts_per_su;
     if (short_sus > 1)
-      return invalid_argument_error(str_cat(
-          "leaf groups of different sizes: ", short_sus, " of ", sus.size(),
-          " groups have fewer than ", hosts_per_su, " hosts; railyard fits groups of one size "
-          "(one smaller group may come last)"));
+      return invalid_argument_error(str_cat("leaf groups of different sizes: ", short_sus, " of ",
+                                            sus.size(), " groups have fewer than ", hosts_per_su,
+                                            " hosts; railyard fits groups of one size "
+                                            "(one smaller group may come last)"));
   }
   // The leaf group of every leaf node (-1: not a leaf of the design).
   std::map<int32_t, int32_t> su_of_leaf;
@@ -587,9 +591,10 @@ RAILYARD_LAZY
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
       const auto key = [&](int32_t s) {
-        const bool is_short = static_cast<int32_t>(sus[static_cast<size_t>(s)].hosts.size()) < hosts_per_su;
-        return std::tuple{pod_root[static_cast<size_t>(s)] == short_pod, pod_root[static_cast<size_t>(s)],
-                          is_short};
+        const bool is_short =
+            static_cast<int32_t>(sus[static_cast<size_t>(s)].hosts.size()) < hosts_per_su;
+        return std::tuple{pod_root[static_cast<size_t>(s)] == short_pod,
+                          pod_root[static_cast<size_t>(s)], is_short};
       };
       return key(a) < key(b);
     });
@@ -605,8 +610,7 @@ RAILYARD_LAZY
     sus = std::move(sorted);
     index_leaves();
   }
-  const auto pods = static_cast<int32_t>(
-      sus.empty() ? 0 : sus.back().pod + 1);
+  const auto pods = static_cast<int32_t>(sus.empty() ? 0 : sus.back().pod + 1);
   int32_t sus_per_pod = static_cast<int32_t>(sus.size());
   if (tiers == 3) {
     std::vector<int32_t> per_pod(static_cast<size_t>(pods), 0);
@@ -642,7 +646,8 @@ RAILYARD_LAZY
   std::map<int32_t, int32_t> spine_index;  // node -> global spine index
   for (size_t p = 0; p < pod_spines.size(); ++p)
     for (size_t s = 0; s < pod_spines[p].size(); ++s)
-      spine_index[pod_spines[p][s]] = static_cast<int32_t>(p) * spines_per_pod + static_cast<int32_t>(s);
+      spine_index[pod_spines[p][s]] =
+          static_cast<int32_t>(p) * spines_per_pod + static_cast<int32_t>(s);
   // Uplinks per leaf: the most common count of cables to spines.
   auto up_count = [&](int32_t v) {
     int32_t up = 0;
@@ -670,9 +675,9 @@ RAILYARD_LAZY
   const int32_t cores_per_group = cores.empty() ? 0 : static_cast<int32_t>(group_cores[0].size());
   for (size_t g = 0; g < group_cores.size() && !cores.empty(); ++g) {
     if (static_cast<int32_t>(group_cores[g].size()) != cores_per_group)
-      return invalid_argument_error(str_cat(
-          "core groups of different sizes: spines at position ", g, " of their pod reach ",
-          group_cores[g].size(), " cores, those at position 0 reach ", cores_per_group));
+      return invalid_argument_error(str_cat("core groups of different sizes: spines at position ",
+                                            g, " of their pod reach ", group_cores[g].size(),
+                                            " cores, those at position 0 reach ", cores_per_group));
     std::sort(group_cores[g].begin(), group_cores[g].end(), [&](int32_t a, int32_t b) {
       return natural_less(name[static_cast<size_t>(a)], name[static_cast<size_t>(b)]);
     });
@@ -706,9 +711,9 @@ RAILYARD_LAZY
     if (leaf_up == 0)
       return invalid_argument_error("leaves have no cables to spines, yet there are spines");
     if (leaf_up > leaf_down)
-      return invalid_argument_error(str_cat(
-          "leaves have ", leaf_up, " uplinks for ", leaf_down,
-          " host ports: fewer host ports than uplinks is not a design railyard fits"));
+      return invalid_argument_error(
+          str_cat("leaves have ", leaf_up, " uplinks for ", leaf_down,
+                  " host ports: fewer host ports than uplinks is not a design railyard fits"));
     spec.oversub = detail::fit_ratio(leaf_down, leaf_up);
   }
   const int64_t leaves_per_pod = int64_t{sus_per_pod} * (rail ? nics : 1);
@@ -743,39 +748,41 @@ RAILYARD_LAZY
         any.problem != ShapeProblem::kSpineRadixExceeded &&
         any.problem != ShapeProblem::kSpineCannotReachCores &&
         any.problem != ShapeProblem::kOneTierSwitchTooSmall)
-      return invalid_argument_error(str_cat("the fitted spec (", to_string(kind), ", ",
-                                            spec.hosts, " hosts in groups of ", hosts_per_su,
+      return invalid_argument_error(str_cat("the fitted spec (", to_string(kind), ", ", spec.hosts,
+                                            " hosts in groups of ", hosts_per_su,
                                             "): ", describe_problem(spec, any)));
     int32_t busiest = 2;
     for (int32_t v = 0; v < n; ++v)
       if (!host[static_cast<size_t>(v)]) busiest = std::max(busiest, static_cast<int32_t>(deg(v)));
     spec.switch_radix = busiest;
     const ShapeResult r = derive_shape(spec);
-    std::string at = r.ok() ? str_cat("; at radix ", busiest, " (the busiest switch's cables) the "
-                                      "construction gives ", r.shape.leaf_up_ports,
-                                      " uplinks per leaf and ", r.shape.spines_per_pod,
-                                      " spines per pod")
+    std::string at = r.ok() ? str_cat("; at radix ", busiest,
+                                      " (the busiest switch's cables) the "
+                                      "construction gives ",
+                                      r.shape.leaf_up_ports, " uplinks per leaf and ",
+                                      r.shape.spines_per_pod, " spines per pod")
                             : str_cat("; at radix ", busiest, ": ", describe_problem(spec, r));
-    return invalid_argument_error(str_cat(
-        "no switch radix gives this fabric's shape (", to_string(kind), ", ", spec.hosts,
-        " hosts in groups of ", hosts_per_su, ", ", leaf_up, " uplinks per leaf, ",
-        spines_per_pod, " spines per pod", tiers == 3 ? str_cat(", ", pods, " pods, ", spine_up,
-                                                                " uplinks per spine, ",
-                                                                cores_per_group, " cores per group")
-                                                      : std::string(),
-        ")", at));
+    return invalid_argument_error(
+        str_cat("no switch radix gives this fabric's shape (", to_string(kind), ", ", spec.hosts,
+                " hosts in groups of ", hosts_per_su, ", ", leaf_up, " uplinks per leaf, ",
+                spines_per_pod, " spines per pod",
+                tiers == 3 ? str_cat(", ", pods, " pods, ", spine_up, " uplinks per spine, ",
+                                     cores_per_group, " cores per group")
+                           : std::string(),
+                ")", at));
   }
   auto desc = make_descriptor(spec);
   if (!desc.ok())
-    return invalid_argument_error(str_cat("the fitted spec ", to_spec_string(spec), ": ",
-                                          message_of(desc.status())));
+    return invalid_argument_error(
+        str_cat("the fitted spec ", to_spec_string(spec), ": ", message_of(desc.status())));
   const ClusterDescriptor<>& d = *desc;
 
   // ---- 7. Compare ----------------------------------------------------------------
-  CableFit fit{d, {}, nic_names, {}, {}, {}, {}, {}, static_cast<int64_t>(cables.size()), 0,
-               host_rule};
+  CableFit fit{d, {},       nic_names, {}, {}, {}, {}, {}, static_cast<int64_t>(cables.size()),
+               0, host_rule};
   const ClosShape& shape = d.shape();
-  fit.design_cables = int64_t{d.hosts()} * nics + shape.leaf_spine_links() + shape.spine_core_links();
+  fit.design_cables =
+      int64_t{d.hosts()} * nics + shape.leaf_spine_links() + shape.spine_core_links();
   std::vector<int32_t> host_id_of_node(static_cast<size_t>(n), -1);
   std::vector<int32_t> leaf_index_of_node(static_cast<size_t>(n), -1);
   fit.leaf_names.assign(static_cast<size_t>(shape.total_leaves()), "");
@@ -788,7 +795,8 @@ RAILYARD_LAZY
   fit.host_names.assign(static_cast<size_t>(d.hosts()), "");
   for (int32_t v = 0; v < n; ++v)
     if (host_id_of_node[static_cast<size_t>(v)] >= 0)
-      fit.host_names[static_cast<size_t>(host_id_of_node[static_cast<size_t>(v)])] = name[static_cast<size_t>(v)];
+      fit.host_names[static_cast<size_t>(host_id_of_node[static_cast<size_t>(v)])] =
+          name[static_cast<size_t>(v)];
   for (size_t s = 0; s < sus.size(); ++s) {
     const HostId first{static_cast<int32_t>(s) * hosts_per_su};
     for (size_t r = 0; r < sus[s].leaves.size(); ++r) {
@@ -816,7 +824,8 @@ RAILYARD_LAZY
 
   std::vector<char> used(cables.size(), 0);
   std::vector<CableFinding> missing, miswired, extra, slow;
-  auto check_speed = [&](int32_t cable, const CableSlot& slot, std::string lower, std::string upper) {
+  auto check_speed = [&](int32_t cable, const CableSlot& slot, std::string lower,
+                         std::string upper) {
     const int32_t g = cables[static_cast<size_t>(cable)].gbps;
     if (g > 0 && g < spec.nic_gbps)
       slow.push_back({CableProblem::kSlow, slot, std::move(lower), std::move(upper),
@@ -829,11 +838,13 @@ RAILYARD_LAZY
     for (int32_t i = 0; i < nics; ++i) {
       const CableSlot slot{LinkTier::kHostLeaf, h, i};
       const SwitchIndex want = d.leaf_of(HostId{h}, RailId{i});
-      std::string lower = str_cat(fit.host_names[static_cast<size_t>(h)], " ", nic_names[static_cast<size_t>(i)]);
+      std::string lower =
+          str_cat(fit.host_names[static_cast<size_t>(h)], " ", nic_names[static_cast<size_t>(i)]);
       std::string upper = fit.leaf_names[static_cast<size_t>(want.value())];
       auto [sw, cable] = host_nics[node][static_cast<size_t>(i)];
       if (sw < 0) {
-        missing.push_back({CableProblem::kMissing, slot, std::move(lower), std::move(upper), {}, 0});
+        missing.push_back(
+            {CableProblem::kMissing, slot, std::move(lower), std::move(upper), {}, 0});
         drained[static_cast<size_t>(h)] = 1;
         continue;
       }
@@ -903,18 +914,24 @@ RAILYARD_LAZY
       const Cable& c = cables[static_cast<size_t>(actual[a]->cable)];
       if (next < unmatched.size()) {
         const int32_t j = unmatched[next++];
-        miswired.push_back({CableProblem::kMiswired, {tier, lower_index, j},
+        miswired.push_back({CableProblem::kMiswired,
+                            {tier, lower_index, j},
                             str_cat(lower_names[static_cast<size_t>(lower_index)], " uplink ", j),
-                            upper_names[static_cast<size_t>(target_of(j))], c, 0});
+                            upper_names[static_cast<size_t>(target_of(j))],
+                            c,
+                            0});
       } else {
         extra.push_back({CableProblem::kExtra, {}, "", "", c, 0});
       }
     }
     for (; next < unmatched.size(); ++next) {
       const int32_t j = unmatched[next];
-      missing.push_back({CableProblem::kMissing, {tier, lower_index, j},
+      missing.push_back({CableProblem::kMissing,
+                         {tier, lower_index, j},
                          str_cat(lower_names[static_cast<size_t>(lower_index)], " uplink ", j),
-                         upper_names[static_cast<size_t>(target_of(j))], {}, 0});
+                         upper_names[static_cast<size_t>(target_of(j))],
+                         {},
+                         0});
     }
   };
   std::vector<int32_t> leaf_node(static_cast<size_t>(shape.total_leaves()), -1);
@@ -922,15 +939,17 @@ RAILYARD_LAZY
     if (leaf_index_of_node[static_cast<size_t>(v)] >= 0)
       leaf_node[static_cast<size_t>(leaf_index_of_node[static_cast<size_t>(v)])] = v;
   for (int32_t l = 0; l < shape.total_leaves() && shape.leaf_up_ports > 0; ++l)
-    match_uplinks(LinkTier::kLeafSpine, l, leaf_node[static_cast<size_t>(l)], shape.leaf_up_ports,
-                  [&](int32_t j) { return d.spine_above(SwitchIndex{l}, j).value(); },
-                  fit.leaf_names, fit.spine_names, spine_index);
+    match_uplinks(
+        LinkTier::kLeafSpine, l, leaf_node[static_cast<size_t>(l)], shape.leaf_up_ports,
+        [&](int32_t j) { return d.spine_above(SwitchIndex{l}, j).value(); }, fit.leaf_names,
+        fit.spine_names, spine_index);
   std::map<int32_t, int32_t> core_index;
   for (size_t c = 0; c < core_node.size(); ++c) core_index[core_node[c]] = static_cast<int32_t>(c);
   for (int32_t s = 0; s < shape.total_spines() && shape.spine_up_ports > 0; ++s)
-    match_uplinks(LinkTier::kSpineCore, s, spine_node[static_cast<size_t>(s)], shape.spine_up_ports,
-                  [&](int32_t k) { return d.core_above(SwitchIndex{s}, k).value(); },
-                  fit.spine_names, fit.core_names, core_index);
+    match_uplinks(
+        LinkTier::kSpineCore, s, spine_node[static_cast<size_t>(s)], shape.spine_up_ports,
+        [&](int32_t k) { return d.core_above(SwitchIndex{s}, k).value(); }, fit.spine_names,
+        fit.core_names, core_index);
   for (size_t c = 0; c < cables.size(); ++c)
     if (!used[c]) extra.push_back({CableProblem::kExtra, {}, "", "", cables[c], 0});
   for (auto* part : {&missing, &miswired, &extra, &slow})

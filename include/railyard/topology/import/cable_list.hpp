@@ -61,8 +61,8 @@ struct CableEnd {
 struct Cable {
   CableEnd a;
   CableEnd b;
-  int32_t gbps = 0;   // 0: the file gives no speed
-  int64_t line = 0;   // where the cable is written (1-based), for messages
+  int32_t gbps = 0;  // 0: the file gives no speed
+  int64_t line = 0;  // where the cable is written (1-based), for messages
   friend bool operator==(const Cable&, const Cable&) = default;
 };
 
@@ -146,13 +146,15 @@ RAILYARD_LAZY
                            " (that word only names the header)"));
     if (f[2] == f[0])
       return error("b_node", f[2], "same node as a_node: a cable joins two different nodes");
-    Cable cable{{std::string(f[0]), std::string(f[1])}, {std::string(f[2]), std::string(f[3])}, 0,
+    Cable cable{{std::string(f[0]), std::string(f[1])},
+                {std::string(f[2]), std::string(f[3])},
+                0,
                 row.line};
     if (columns == 5) {
       auto gbps = parse_int("gbps", f[4]);
       if (!gbps.ok() || *gbps < 1 || *gbps > kMaxCableGbps)
-        return error("gbps", f[4], str_cat("expected a whole number of Gb/s from 1 to ",
-                                           kMaxCableGbps));
+        return error("gbps", f[4],
+                     str_cat("expected a whole number of Gb/s from 1 to ", kMaxCableGbps));
       cable.gbps = static_cast<int32_t>(*gbps);
     }
     for (int side = 0; side < 2; ++side) {
@@ -166,8 +168,8 @@ RAILYARD_LAZY
     out.cables.push_back(std::move(cable));
   }
   if (out.cables.empty())
-    return invalid_argument_error(
-        str_cat("line ", reader.line(), ": no cable rows (only blank lines, comments or a header)"));
+    return invalid_argument_error(str_cat(
+        "line ", reader.line(), ": no cable rows (only blank lines, comments or a header)"));
   return out;
 }
 

@@ -77,8 +77,8 @@ namespace detail {
   if (x == 0 || x == std::string_view::npos) return 0;
   auto lanes = parse_int("speed", token.substr(0, x));
   if (!lanes.ok() || *lanes < 1 || *lanes > 32) return 0;
-  return static_cast<int32_t>(std::lround(static_cast<double>(*lanes) *
-                                          ib_lane_gbps(token.substr(x + 1))));
+  return static_cast<int32_t>(
+      std::lround(static_cast<double>(*lanes) * ib_lane_gbps(token.substr(x + 1))));
 }
 
 // The text between the first pair of '"' at or after `from`, and where it ends.
@@ -146,8 +146,8 @@ RAILYARD_LAZY
     const std::string_view line = csv_trim(raw);
     if (line.empty() || line.front() == '#') continue;
     // Block headers.
-    const bool is_switch = line.starts_with("Switch") && line.size() > 6 &&
-                           (line[6] == ' ' || line[6] == '\t');
+    const bool is_switch =
+        line.starts_with("Switch") && line.size() > 6 && (line[6] == ' ' || line[6] == '\t');
     const bool is_ca =
         line.starts_with("Ca") && line.size() > 2 && (line[2] == ' ' || line[2] == '\t');
     if (line.starts_with("Rt") && line.size() > 2 && (line[2] == ' ' || line[2] == '\t'))
@@ -201,8 +201,8 @@ RAILYARD_LAZY
           return error("port", str_cat("[", self_port, "]"),
                        str_cat("port ", self_port, " of ", csv_quoted(self), " is cabled to ",
                                csv_quoted(other), "[", other_port, "] here but to ",
-                               csv_quoted(std::get<0>(it->second)), "[",
-                               std::get<1>(it->second), "] on line ", std::get<2>(it->second)));
+                               csv_quoted(std::get<0>(it->second)), "[", std::get<1>(it->second),
+                               "] on line ", std::get<2>(it->second)));
         if (!fresh) listed_before = true;
       }
       if (!listed_before) {
@@ -228,7 +228,8 @@ RAILYARD_LAZY
                  "a # comment)");
   }
   if (links.empty())
-    return invalid_argument_error(str_cat("line ", line_no, ": no links (no [port] lines)"));
+    return invalid_argument_error(
+        str_cat("line ", std::max<int64_t>(line_no, 1), ": no links (no [port] lines)"));
 
   // Names. A node never given a block has a kind from its id's prefix.
   std::map<std::string, int32_t, std::less<>> switch_desc_uses;
