@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "railyard/core/strings.hpp"
 #include "railyard/placement/allocator.hpp"
 #include "railyard/placement/jobs.hpp"
 #include "railyard/topology/import/cable_list.hpp"
@@ -38,15 +39,13 @@ std::vector<std::string> rail_rows(const RailDesign& x) {
   for (int s = 0; s < x.sus; ++s)
     for (int i = 0; i < x.per_su; ++i)
       for (int r = 0; r < x.rails; ++r)
-        rows.push_back("gpu" + two(s * x.per_su + i + 1) + ",eth" + std::to_string(r) + ",leaf-s" +
-                       std::to_string(s) + "-r" + std::to_string(r) + ",swp" +
-                       std::to_string(i + 1));
+        rows.push_back(str_cat("gpu", two(s * x.per_su + i + 1), ",eth", r, ",leaf-s", s, "-r", r,
+                               ",swp", i + 1));
   for (int s = 0; s < x.sus; ++s)
     for (int r = 0; r < x.rails; ++r)
       for (int k = 0; k < x.spines; ++k)
-        rows.push_back("leaf-s" + std::to_string(s) + "-r" + std::to_string(r) + ",swp" +
-                       std::to_string(x.per_su + k + 1) + ",spine" + std::to_string(k + 1) +
-                       ",swp" + std::to_string(s * x.rails + r + 1));
+        rows.push_back(str_cat("leaf-s", s, "-r", r, ",swp", x.per_su + k + 1, ",spine", k + 1,
+                               ",swp", s * x.rails + r + 1));
   return rows;
 }
 
@@ -198,11 +197,9 @@ TEST_CASE("fit: a ToR fabric (all NICs of a host on one leaf)") {
   for (int l = 0; l < 4; ++l) {
     for (int i = 0; i < 2; ++i)
       for (int p = 0; p < 2; ++p)
-        rows.push_back("n" + std::to_string(l * 2 + i) + ",p" + std::to_string(p) + ",tor" +
-                       std::to_string(l) + ",e" + std::to_string(i * 2 + p));
+        rows.push_back(str_cat("n", l * 2 + i, ",p", p, ",tor", l, ",e", i * 2 + p));
     for (int k = 0; k < 4; ++k)
-      rows.push_back("tor" + std::to_string(l) + ",e" + std::to_string(4 + k) + ",sp" +
-                     std::to_string(k % 2) + ",e" + std::to_string(l * 2 + k / 2));
+      rows.push_back(str_cat("tor", l, ",e", 4 + k, ",sp", k % 2, ",e", l * 2 + k / 2));
   }
   const topology::CableFit fit = fit_of(join(rows));
   CHECK(fit.spec().kind == topology::Kind::kTorFatTree);
