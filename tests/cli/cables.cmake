@@ -179,3 +179,15 @@ railyard_cli_error_test(
   NAME cables.error_no_file
   ARGS order --cables ${CMAKE_CURRENT_BINARY_DIR}/cli/cables/absent.csv --job dp=2
   STDERR_REGEX "--cables=")
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli/cables/bad_line.topo"
+     "Switch\t8 \"S-1\"\t\t# \"leaf1\" enhanced port 0 lid 1 lmc 0\nbogus line\n")
+railyard_cli_error_test(
+  NAME cables.error_ib_bad_line
+  ARGS simulate --ibnetdiscover ${CMAKE_CURRENT_BINARY_DIR}/cli/cables/bad_line.topo --job dp=2
+       --collective allreduce --bytes 1MiB
+  STDERR_REGEX "--ibnetdiscover=[^ ]*bad_line.topo: line 2: row=bogus line: not an ibnetdiscover line")
+# The file names the hosts: --node-pattern does not apply.
+railyard_cli_error_test(
+  NAME cables.error_node_pattern
+  ARGS export --cables ${_cables} --format slurm-tree --node-pattern "n{host}"
+  STDERR_REGEX "export: --node-pattern applies only to a cluster spec .an imported topology names")
