@@ -101,7 +101,7 @@ std::string import_note(const ClusterInput& in, std::string_view effect) {
   if (!in.fit) return "";
   const topology::CableFit& f = *in.fit;
   using topology::CableProblem;
-  std::string out = str_cat("cluster   fitted from ", in.origin, ": ", f.file_cables,
+  std::string out = str_cat("\ncluster   fitted from ", in.origin, ": ", f.file_cables,
                             " cables; ", f.count(CableProblem::kMissing), " missing, ",
                             f.count(CableProblem::kMiswired), " miswired, ",
                             f.count(CableProblem::kSlow), " slow, ",
