@@ -336,3 +336,43 @@ TEST_CASE("fit: a host with no cable at all is not in the cluster; its SU is the
         std::string::npos);
   }
 }
+
+TEST_CASE("fit: a three-tier rail fabric (pods, core groups) fits back; a lost core cable is that uplink") {
+  // 8 SUs of 2 hosts with 2 NICs, pods of 2 SUs (4 pods). A pod's 4 leaves send
+  // 2 uplinks each (1:1): radix 8 gives 8 / 4 = 2 spines per pod (radix 4..7
+  // give 3 or more, more than a leaf's 2 uplinks reach). Spines have 4 down and
+  // 4 up ports; 4 pods x 4 / 8 = 2 cores per group. Leaf l of a pod sends
+  // uplink j to spine (2l + j) mod 2 = j; spine s of pod p sends uplink k to
+  // core (4p + k) mod 2 = k mod 2 of group s.
+  std::vector<std::string> rows;
+  for (int h = 0; h < 16; ++h)
+    for (int r = 0; r < 2; ++r)
+      rows.push_back(str_cat("h", two(h), ",nic", r, ",leaf-", h / 2, "-", r, ",d", h % 2));
+  for (int su = 0; su < 8; ++su)
+    for (int r = 0; r < 2; ++r)
+      for (int j = 0; j < 2; ++j)
+        rows.push_back(str_cat("leaf-", su, "-", r, ",u", j, ",spine-", su / 2, "-", j, ",d",
+                               (su % 2) * 2 + r));
+  for (int pod = 0; pod < 4; ++pod)
+    for (int s = 0; s < 2; ++s)
+      for (int k = 0; k < 4; ++k)
+        rows.push_back(
+            str_cat("spine-", pod, "-", s, ",u", k, ",core-", s, "-", k % 2, ",d", pod, "-", k));
+  const topology::CableFit fit = fit_of(join(rows));
+  CHECK(topology::to_spec_string(fit.spec()) ==
+        "rail_fat_tree:hosts=16,gpus_per_host=8,nics_per_host=2,nic_gbps=400,hosts_per_su=2,"
+        "switch_radix=8,oversub=1:1,tiers=3,sus_per_pod=2,pod_oversub=1:1,scale_up=8,"
+        "nvlink_gbps=3600,planes=1,switch_layout=reference");
+  CHECK(fit.findings.empty());
+  CHECK(fit.spine_names[2] == "spine-1-0");
+  CHECK(fit.core_names == std::vector<std::string>{"core-0-0", "core-0-1", "core-1-0", "core-1-1"});
+  // Spine 3 (pod 1, s = 1) loses its uplink k = 2 (to core-1-0).
+  erase_row(rows, "spine-1-1,u2,core-1-0,d1-2");
+  const topology::CableFit lost = fit_of(join(rows));
+  REQUIRE(lost.findings.size() == 1);
+  CHECK(lost.findings[0].problem == CableProblem::kMissing);
+  CHECK(lost.findings[0].slot == topology::CableSlot{topology::LinkTier::kSpineCore, 3, 2});
+  CHECK(lost.findings[0].expected_upper == "core-1-0");
+  const topology::Fabric fabric = topology::materialize(lost.descriptor);
+  CHECK(lost.overlay(fabric).is_down(fabric.spine_uplink(SwitchIndex{3}, 2)));
+}

@@ -15,13 +15,14 @@
 // cluster the file is an instance of, and say where the file differs:
 //
 // 1. Nodes. A format that knows (ibnetdiscover: Ca / Switch) says which nodes
-//    are hosts. A cable list does not: a node is a host when it has at most half
-//    the cables of its busiest neighbour (a host has one cable per NIC port, a
-//    leaf one per host of its group plus its uplinks, a spine about as many as a
-//    leaf). This holds when a leaf's host ports and uplinks together number at
-//    least twice a host's NICs, and a spine has more than half the cables of
-//    its busiest leaf (true of every preset; a missing cable or two does not
-//    change it). Switch levels are the hop count from the nearest host:
+//    are hosts. A cable list does not: a node is a host when it has fewer
+//    cables than each of its neighbours and at most 2/3 of its busiest
+//    neighbour's (a host has one cable per NIC port; its leaf one per host of
+//    its group plus its uplinks; a leaf always has a host neighbour with fewer
+//    cables, and a spine about as many cables as its leaves). This holds when a
+//    leaf has at least 1.5 times a host's NIC count in cables, and a spine more
+//    than 2/3 of its busiest leaf's (every preset; a missing cable or two does
+//    not change it). Switch levels are the hop count from the nearest host:
 //    leaves 1, spines 2, cores 3.
 // 2. NICs. A host's NIC ports are the port names on its cables; the NICs of the
 //    design are the union of those names over all hosts, in natural order
@@ -280,11 +281,17 @@ RAILYARD_LAZY
       host[static_cast<size_t>(v)] = it != list.kinds.end() && it->second == CableNodeKind::kHost;
     }
   } else {
-    host_rule = "hosts are the nodes with at most half the cables of their busiest neighbour";
+    host_rule =
+        "hosts are the nodes with fewer cables than each neighbour and at most 2/3 of their "
+        "busiest neighbour's";
     for (int32_t v = 0; v < n; ++v) {
       size_t busiest = 0;
-      for (const End& e : adj[static_cast<size_t>(v)]) busiest = std::max(busiest, deg(e.peer));
-      host[static_cast<size_t>(v)] = 2 * deg(v) <= busiest;
+      bool fewest = true;
+      for (const End& e : adj[static_cast<size_t>(v)]) {
+        busiest = std::max(busiest, deg(e.peer));
+        fewest = fewest && deg(v) < deg(e.peer);
+      }
+      host[static_cast<size_t>(v)] = fewest && 3 * deg(v) <= 2 * busiest;
     }
   }
   for (size_t c = 0; c < cables.size(); ++c)
@@ -316,8 +323,8 @@ RAILYARD_LAZY
       return invalid_argument_error(str_cat(
           "switch ", csv_quoted(name[static_cast<size_t>(v)]), " is ", lv,
           " hops from the nearest host: railyard fits at most three switch tiers (", host_rule,
-          list.kinds.empty() ? "; in a fabric whose leaves have fewer than twice a host's NIC "
-                               "count in cables, hosts are taken for switches"
+          list.kinds.empty() ? "; in a fabric whose leaves have fewer than 1.5 times a host's "
+                               "NIC count in cables, hosts are taken for switches"
                              : "",
           ")"));
   }
