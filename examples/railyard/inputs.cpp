@@ -29,10 +29,6 @@ constexpr FieldRoute kLatencyRoutes[] = {{"switch_ns", {"switch-ns"}},
                                          {"nic_ns", {"nic-ns"}},
                                          {"nvswitch_ns", {"nvswitch-ns"}}};
 
-}  // namespace
-
-namespace {
-
 // Given, for a flag the subcommand may not declare.
 bool given_here(const Flags& flags, std::string_view flag) {
   return flags.use(flag) != nullptr && flags.given(flag);
