@@ -25,6 +25,8 @@ constexpr std::string_view kCcNeedsSpec =
     "radix or NIC layout to derive the settings from";
 
 constexpr FlagUse kCcFlags[] = {{"cluster"},
+                                {"cables"},
+                                {"ibnetdiscover"},
                                 {"incast"},
                                 {"job"},
                                 {"hosts"},
@@ -159,10 +161,24 @@ Outcome run_cc(const Invocation& inv) {
     if (!given.ok()) return flag_error(flags, "start-rate", given.status());
     given_start = *given;
   }
-  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
+  RAILYARD_ASSIGN_OR_RETURN(const ClusterInput cluster_in, load_cluster_input(inv));
+  const topology::ClusterDescriptor<>& d = cluster_in.descriptor;
 
   report::CcReportContext ctx;
-  ctx.cluster = std::string(flags.text("cluster"));
+  ctx.cluster = cluster_in.fit ? cluster_in.origin : std::string(flags.text("cluster"));
+  if (cluster_in.fit) {
+    // ECN thresholds, PFC headroom and DCQCN follow link speed, cable length and
+    // the incast, none of which a failed cable changes; --jobs is placed off
+    // the drained hosts, as 'railyard place' places it.
+    const topology::CableFit& fit = *cluster_in.fit;
+    ctx.warnings.push_back(str_cat(
+        cluster_in.origin, ": ", fit.count(topology::CableProblem::kMissing), " missing and ",
+        fit.count(topology::CableProblem::kMiswired),
+        " miswired cables do not change these settings (they follow link speed, cable length "
+        "and the incast); ",
+        fit.drained.empty() ? std::string("no host is drained")
+                            : str_cat(fit.drained.size(), " drained hosts get no job of --jobs")));
+  }
   cc::Incast incast;  // where the incast comes from, for the senders' start rate
   incast.senders = in.incast;
   if (flags.given("job")) {
@@ -185,7 +201,10 @@ Outcome run_cc(const Invocation& inv) {
   std::optional<placement::PlaceResult> placed;
   if (flags.given("jobs")) {
     ctx.jobs = std::string(flags.text("jobs"));
-    auto result = placement::place_jobs(d, ctx.jobs, {});
+    const std::span<const HostId> drained =
+        cluster_in.fit ? std::span<const HostId>(cluster_in.fit->drained)
+                       : std::span<const HostId>();
+    auto result = placement::place_jobs(d, ctx.jobs, {}, drained);
     if (!result.ok()) return flag_error(flags, "jobs", result.status());
     placed = *std::move(result);
     for (const placement::UnplacedJob& u : placed->unplaced)
@@ -232,7 +251,8 @@ const Subcommand kCc{
     "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
     "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
     "[--start-rate F] [--simulate-ms MS] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
-    "[--switch-ns NS] [--nic-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json]",
+    "[--switch-ns NS] [--nic-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json] "
+    "[--cables FILE | --ibnetdiscover FILE (instead of --cluster)]",
     "congestion control: ECN per tier, PFC headroom, DCQCN, HPCC, NSCC, NCCL env, rate limits",
     "The incast (line-rate senders into one port) is --incast, else the job's: with --collective, "
     "that collective's in its groups (--group, else all ranks); without, the largest of the "

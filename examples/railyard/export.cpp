@@ -18,7 +18,8 @@
 namespace railyard::cli {
 namespace {
 
-constexpr FlagUse kExportFlags[] = {required("format"), {"cluster"},       {"topology-conf"},
+constexpr FlagUse kExportFlags[] = {required("format"), {"cluster"},       {"cables"},
+                                    {"ibnetdiscover"},  {"topology-conf"},
                                     {"topology-csv"},   {"host-gbps"},     {"leaf-up-gbps"},
                                     {"spine-up-gbps"},  {"host"},          {"vm"},
                                     {"gpu-busids"},     {"nic-busids"},    {"nccl-rail-plane"},
@@ -100,13 +101,20 @@ StatusOr<topology::NodeNamer> node_namer(const Flags& flags,
   return namer;
 }
 
-Outcome launcher_file(const Invocation& inv, const topology::ClusterDescriptor<>& d,
+Outcome launcher_file(const Invocation& inv, const Source& src,
                       const exports::LaunchOptions& options) {
   const Flags& flags = inv.flags;
+  const topology::ClusterDescriptor<>& d = *src.descriptor;
   RAILYARD_ASSIGN_OR_RETURN(JobInput job, load_job(flags, d));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
-  RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, node_namer(flags, d));
-  auto out = exports::launcher_file(flags.text("format"), *chosen, namer.names(d), options);
+  std::vector<std::string> names;
+  if (src.fit) {
+    names = src.fit->host_names;  // the file names its hosts
+  } else {
+    RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, node_namer(flags, d));
+    names = namer.names(d);
+  }
+  auto out = exports::launcher_file(flags.text("format"), *chosen, names, options);
   if (!out.ok())
     return routed_error(flags, kExportLaunchRoutes, out.status(), shown(flags, "format"));
   return Output(*std::move(out));
@@ -146,6 +154,8 @@ Outcome tree_file(const Flags& flags, const Source& src) {
     auto built = topology::switch_tree(*src.descriptor, namer);
     if (!built.ok()) return flag_error(flags, "node-pattern", built.status());
     tree = *std::move(built);
+    // A fitted cluster keeps the file's host names (host id order is the fit's).
+    if (src.fit) tree.hosts = src.fit->host_names;
   } else {
     tree = *src.tree;
   }
@@ -187,14 +197,14 @@ Outcome run_export(const Invocation& inv) {
 
   RAILYARD_ASSIGN_OR_RETURN(Source src, load_source(inv));
   RAILYARD_RETURN_IF_ERROR(
-      only_with(inv, "node-pattern", src.descriptor.has_value(),
+      only_with(inv, "node-pattern", src.descriptor.has_value() && !src.fit,
                 "applies only to a cluster spec (an imported topology names its hosts)"));
   const bool needs_spec =
       launcher || format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
   if (needs_spec && !src.descriptor)
     return usage_error(
         str_cat(shown(flags, "format"), ": needs a cluster spec (--cluster), not ", src.origin));
-  if (launcher) return launcher_file(inv, *src.descriptor, options);
+  if (launcher) return launcher_file(inv, src, options);
   if (format == "nccl-xml") return nccl_xml(flags, *src.descriptor);
   return tree_file(flags, src);
 }
@@ -203,7 +213,8 @@ Outcome run_export(const Invocation& inv) {
 
 const Subcommand kExport{
     "export",
-    "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE] [--host H] "
+    "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE | --cables FILE "
+    "| --ibnetdiscover FILE] [--host H] "
     "[--vm] [--sysfs-root DIR] [--node-pattern P] [--legacy-labels] [--job PLAN [--hosts LIST] [--order O]]",
     "files for other tools: NCCL topology XML, Slurm, Kubernetes, CSV, launcher files",
     "",

@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 61> kFlagTable = {{
+constexpr std::array<FlagSpec, 63> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -63,7 +63,8 @@ constexpr std::array<FlagSpec, 61> kFlagTable = {{
      "--hash qp"},
     {"down", K::kText, "LINKS", "",
      "spray, simulate: failed or degraded cables: leaf<L>/<j> (leaf L uplink j), spine<S>/<k>, a "
-     "whole switch leaf<L>|spine<S>|core<C>, each optionally @fraction for degraded.",
+     "whole switch leaf<L>|spine<S>|core<C>, each optionally @fraction for degraded; with "
+     "--cables or --ibnetdiscover, added to the file's failures.",
      "--down leaf0/3,spine2,leaf0/5@0.5"},
     {"jobs", K::kText, "LIST", "",
      "place, cc: tenant jobs to place in order on an empty cluster, ';'-separated "
@@ -166,6 +167,15 @@ constexpr std::array<FlagSpec, 61> kFlagTable = {{
      "describe, export: read the cluster from a CSV of host,leaf,spine[,core] rows instead of "
      "--cluster.",
      "--topology-csv dump.csv"},
+    {"cables", K::kText, "FILE", "",
+     "every subcommand: the cluster from a cable list, rows a_node,a_port,b_node,b_port[,gbps] "
+     "(LLDP neighbour tables, cabling plans), instead of --cluster: fitted to a regular spec, "
+     "missing cables down and miswired ones down at the place they belong (docs/import.md).",
+     "--cables cables.csv"},
+    {"ibnetdiscover", K::kText, "FILE", "",
+     "every subcommand: the cluster from InfiniBand ibnetdiscover output, instead of --cluster; "
+     "fitted as --cables is (docs/import.md).",
+     "--ibnetdiscover fabric.topo"},
     {"host-gbps", K::kDecimal, "GBPS", "400",
      "with --topology-conf or --topology-csv: host-leaf link speed in Gb/s (Slurm ignores "
      "LinkSpeed).",

@@ -1,6 +1,7 @@
 // railyard CLI — the cluster and the job (inputs.hpp).
 #include "inputs.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 #include <vector>
@@ -8,7 +9,10 @@
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/plan.hpp"
+#include "railyard/topology/failure_spec.hpp"
+#include "railyard/topology/import/cable_list.hpp"
 #include "railyard/topology/import/csv_topology.hpp"
+#include "railyard/topology/import/ibnetdiscover.hpp"
 #include "railyard/topology/import/slurm_conf.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
@@ -25,27 +29,119 @@ constexpr FieldRoute kLatencyRoutes[] = {{"switch_ns", {"switch-ns"}},
                                          {"nic_ns", {"nic-ns"}},
                                          {"nvswitch_ns", {"nvswitch-ns"}}};
 
+// Given, for a flag the subcommand may not declare.
+bool given_here(const Flags& flags, std::string_view flag) {
+  return flags.use(flag) != nullptr && flags.given(flag);
+}
+
 }  // namespace
 
+StatusOr<ClusterInput> load_cluster_input(const Invocation& inv) {
+  const Flags& flags = inv.flags;
+  const bool cables = given_here(flags, "cables");
+  const bool ib = given_here(flags, "ibnetdiscover");
+  int sources = 0;
+  for (std::string_view f : {"cluster", "cables", "ibnetdiscover", "topology-conf", "topology-csv"})
+    sources += given_here(flags, f);
+  if (sources > 1 && (cables || ib))
+    return usage_error(
+        "give one of --cluster, --cables, --ibnetdiscover (and not --topology-conf or "
+        "--topology-csv with them)");
+  if (!cables && !ib) {
+    auto spec = topology::parse_cluster(flags.text("cluster"));
+    if (!spec.ok()) return flag_error(flags, "cluster", spec.status());
+    auto desc = topology::make_descriptor(*spec);
+    if (!desc.ok()) return flag_error(flags, "cluster", desc.status());
+    return ClusterInput{*std::move(desc), std::nullopt, shown(flags, "cluster")};
+  }
+  const std::string_view flag = cables ? "cables" : "ibnetdiscover";
+  RAILYARD_ASSIGN_OR_RETURN(std::string text, read_flag_file(flags, flag));
+  auto list = cables ? topology::cable_list_from_text(text)
+                     : topology::cable_list_from_ibnetdiscover(text);
+  if (!list.ok()) return flag_error(flags, flag, list.status());
+  auto fit = topology::fit_cables(*list);
+  if (!fit.ok()) return flag_error(flags, flag, fit.status());
+  topology::ClusterDescriptor<> d = fit->descriptor;
+  return ClusterInput{d, *std::move(fit), shown(flags, flag)};
+}
+
 StatusOr<topology::ClusterDescriptor<>> load_cluster(const Invocation& inv) {
-  auto spec = topology::parse_cluster(inv.flags.text("cluster"));
-  if (!spec.ok()) return flag_error(inv.flags, "cluster", spec.status());
-  auto desc = topology::make_descriptor(*spec);
-  if (!desc.ok()) return flag_error(inv.flags, "cluster", desc.status());
-  return *std::move(desc);
+  RAILYARD_ASSIGN_OR_RETURN(ClusterInput in, load_cluster_input(inv));
+  return in.descriptor;
+}
+
+topology::Fabric materialize(const ClusterInput& in) {
+  topology::Fabric fabric = topology::materialize(in.descriptor);
+  if (in.fit) in.fit->name_fabric(fabric);
+  return fabric;
+}
+
+bool has_failures(const Invocation& inv, const ClusterInput& in) {
+  return (in.fit && std::any_of(in.fit->findings.begin(), in.fit->findings.end(),
+                                [](const topology::CableFinding& f) {
+                                  return f.problem != topology::CableProblem::kExtra;
+                                })) ||
+         given_here(inv.flags, "down");
+}
+
+Status apply_failures(const Invocation& inv, const ClusterInput& in,
+                      const topology::Fabric& fabric, topology::FailureOverlay& overlay) {
+  if (in.fit) in.fit->apply(fabric, overlay);
+  if (given_here(inv.flags, "down"))
+    if (Status s = topology::apply_failures(fabric, inv.flags.text("down"), overlay); !s.ok())
+      return flag_error(inv.flags, "down", s);
+  return ok_status();
+}
+
+std::string import_note(const ClusterInput& in, std::string_view effect) {
+  if (!in.fit) return "";
+  const topology::CableFit& f = *in.fit;
+  using topology::CableProblem;
+  std::string out = str_cat("\ncluster   fitted from ", in.origin, ": ", f.file_cables,
+                            " cables; ", f.count(CableProblem::kMissing), " missing, ",
+                            f.count(CableProblem::kMiswired), " miswired, ",
+                            f.count(CableProblem::kSlow), " slow, ",
+                            f.count(CableProblem::kExtra), " extra ('railyard describe ", in.origin,
+                            "' lists them)\n");
+  if (!f.drained.empty())
+    str_append(out, "drained   hosts ", host_list_text(in, f.drained),
+                    " (a host cable missing or miswired)\n");
+  if (!effect.empty()) str_append(out, "failures  ", effect, "\n");
+  return out;
+}
+
+std::string host_list_text(const ClusterInput& in, std::span<const HostId> hosts) {
+  std::string out;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (i > 0) out += ", ";
+    str_append(out, hosts[i].value());
+    if (in.fit) str_append(out, " (", in.fit->host_names[static_cast<size_t>(hosts[i].value())], ")");
+  }
+  return out;
 }
 
 StatusOr<Source> load_source(const Invocation& inv) {
   const Flags& flags = inv.flags;
   const bool conf = flags.given("topology-conf");
   const bool csv = flags.given("topology-csv");
-  if (static_cast<int>(conf) + static_cast<int>(csv) + static_cast<int>(flags.given("cluster")) > 1)
-    return usage_error("give one of --cluster, --topology-conf, --topology-csv");
+  if (static_cast<int>(conf) + static_cast<int>(csv) + static_cast<int>(flags.given("cluster")) +
+          static_cast<int>(given_here(flags, "cables")) +
+          static_cast<int>(given_here(flags, "ibnetdiscover")) >
+      1)
+    return usage_error(
+        "give one of --cluster, --topology-conf, --topology-csv, --cables, --ibnetdiscover");
   Source src;
   if (!conf && !csv) {
     for (std::string_view speed : kSpeedFlags)
       RAILYARD_RETURN_IF_ERROR(
           only_with(inv, speed, false, "applies only with --topology-conf or --topology-csv"));
+    if (given_here(flags, "cables") || given_here(flags, "ibnetdiscover")) {
+      RAILYARD_ASSIGN_OR_RETURN(ClusterInput in, load_cluster_input(inv));
+      src.descriptor = in.descriptor;
+      src.origin = in.origin;
+      src.fit = std::move(in.fit);
+      return src;
+    }
     src.origin = "--cluster";
     RAILYARD_ASSIGN_OR_RETURN(src.descriptor, load_cluster(inv));
     return src;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "cli.hpp"
@@ -12,6 +13,7 @@
 #include "railyard/placement/ordering.hpp"
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
+#include "railyard/topology/import/cable_fit.hpp"
 #include "railyard/topology/switch_tree.hpp"
 
 namespace railyard::cli {
@@ -23,11 +25,38 @@ struct Source {
   std::optional<topology::ClusterDescriptor<>> descriptor;
   std::optional<topology::SwitchTree> tree;  // imported files only
   std::optional<topology::Fabric> fabric;    // imported files only
+  std::optional<topology::CableFit> fit;     // --cables / --ibnetdiscover: a descriptor too
   std::string origin;                        // "--topology-csv=FILE", for messages
 };
 [[nodiscard]] StatusOr<Source> load_source(const Invocation& inv);
-// The cluster from --cluster.
+// The cluster from --cluster, or fitted from --cables / --ibnetdiscover (one of
+// the three; docs/import.md).
 [[nodiscard]] StatusOr<topology::ClusterDescriptor<>> load_cluster(const Invocation& inv);
+
+// The cluster a subcommand works on and, for an imported one, its fit: the
+// file's names and the cables missing, miswired or slow in it.
+struct ClusterInput {
+  topology::ClusterDescriptor<> descriptor;
+  std::optional<topology::CableFit> fit;  // --cables or --ibnetdiscover only
+  std::string origin;                     // "--cables=FILE", "--cluster=SPEC", for reports
+};
+[[nodiscard]] StatusOr<ClusterInput> load_cluster_input(const Invocation& inv);
+// The imported file's failures, then --down (when the subcommand takes it and
+// it was given), in `overlay` of `fabric` (materialize(in.descriptor)).
+[[nodiscard]] Status apply_failures(const Invocation& inv, const ClusterInput& in,
+                                    const topology::Fabric& fabric,
+                                    topology::FailureOverlay& overlay);
+// The cluster's fabric; an imported one's switches and NIC ports carry the
+// file's names.
+[[nodiscard]] topology::Fabric materialize(const ClusterInput& in);
+// Whether there is anything for apply_failures() to apply.
+[[nodiscard]] bool has_failures(const Invocation& inv, const ClusterInput& in);
+// Text reports of an imported cluster end with these lines: where the cluster
+// came from, how much of the file differs from it, and `effect` (what this
+// subcommand did with the failures). Empty for --cluster.
+[[nodiscard]] std::string import_note(const ClusterInput& in, std::string_view effect);
+// "3 (gpu04), 5 (gpu06)" for hosts of an imported cluster; ids alone otherwise.
+[[nodiscard]] std::string host_list_text(const ClusterInput& in, std::span<const HostId> hosts);
 
 // The --job plan on --hosts (default: the first hosts of the cluster), numbered
 // by railyard and as given.

@@ -1,4 +1,8 @@
 // railyard order — which GPU is rank r: railyard's numbering against the naive one.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "cli.hpp"
 #include "inputs.hpp"
 #include "railyard/report/order_report.hpp"
@@ -6,21 +10,41 @@
 namespace railyard::cli {
 namespace {
 
-constexpr FlagUse kOrderFlags[] = {required("job"), {"cluster"}, {"hosts"}, {"order"}, {"json"}};
+constexpr FlagUse kOrderFlags[] = {required("job"), {"cluster"}, {"cables"}, {"ibnetdiscover"},
+                                   {"hosts"},       {"order"},   {"json"}};
 
 Outcome run_order(const Invocation& inv) {
-  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
+  RAILYARD_ASSIGN_OR_RETURN(const ClusterInput in, load_cluster_input(inv));
+  const topology::ClusterDescriptor<>& d = in.descriptor;
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(inv.flags, d));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(inv.flags, job));
   const placement::OrderComparison both = placement::compare_orders(d, *chosen, job.naive);
-  return Output(inv.flags.boolean("json") ? report::order_json(both) : report::order_text(both));
+  if (inv.flags.boolean("json")) return Output(report::order_json(both));
+  std::string note;
+  if (in.fit) {
+    // The numbering follows SUs, rails and NVLink domains, none of which a
+    // failed cable changes; what it does to the job's traffic is simulate's.
+    std::vector<HostId> used;
+    for (HostId h : in.fit->drained)
+      if (std::find(job.naive.hosts.begin(), job.naive.hosts.end(), h) != job.naive.hosts.end())
+        used.push_back(h);
+    note = import_note(
+        in, str_cat("the numbering is the same with or without them (it follows SUs, rails and "
+                    "NVLink domains); ",
+                    used.empty() ? std::string("no host of the job is drained")
+                                 : str_cat("drained hosts in the job: ", host_list_text(in, used),
+                                           " (pick other --hosts)"),
+                    "; 'railyard simulate' times the job around the failures"));
+  }
+  return Output(str_cat(report::order_text(both), note));
 }
 
 }  // namespace
 
 const Subcommand kOrder{
     "order",
-    "--job PLAN [--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--json]",
+    "--job PLAN [--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--hosts LIST] "
+    "[--order railyard|naive] [--json]",
     "which GPU is rank r: railyard's numbering, its traffic per tier vs the "
     "naive one",
     "",

@@ -19,7 +19,8 @@
 namespace railyard::cli {
 namespace {
 
-constexpr FlagUse kPlanFlags[] = {{"cluster"},      {"jobs"},           {"trace"},
+constexpr FlagUse kPlanFlags[] = {{"cluster"},      {"cables"},         {"ibnetdiscover"},
+                                  {"jobs"},           {"trace"},
                                   {"seed"},         {"json"},           {"out"},
                                   {"node-pattern"}, {"cores-per-rank"}, {"master-port"},
                                   {"switch-ns"},    {"nic-ns"},         {"nvswitch-ns"},
@@ -62,8 +63,10 @@ StatusOr<pipeline::PlanScenario> plan_scenario(const Flags& flags,
 Outcome run_plan(const Invocation& inv) {
   const Flags& flags = inv.flags;
   RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
-  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
-  RAILYARD_ASSIGN_OR_RETURN(const pipeline::PlanScenario s, plan_scenario(flags, d));
+  RAILYARD_ASSIGN_OR_RETURN(const ClusterInput in, load_cluster_input(inv));
+  const topology::ClusterDescriptor<>& d = in.descriptor;
+  RAILYARD_ASSIGN_OR_RETURN(pipeline::PlanScenario s, plan_scenario(flags, d));
+  if (in.fit) s.cluster = in.origin;
 
   // What --out needs, checked before the long part: values first, then that the
   // file flags come with --out, then a directory that can be made.
@@ -94,7 +97,13 @@ Outcome run_plan(const Invocation& inv) {
     options.progress = [&progress](std::string_view note) { progress.set_note(note); };
     options.stages = progress.hook();
   }
-  const topology::Cluster cluster{d, topology::materialize(d)};
+  const topology::Cluster cluster{d, materialize(in)};
+  // An imported cluster's failures: down (or degraded) in every simulation,
+  // its drained hosts given no job.
+  topology::FailureOverlay overlay(cluster.fabric);
+  RAILYARD_RETURN_IF_ERROR(apply_failures(inv, in, cluster.fabric, overlay));
+  if (has_failures(inv, in)) options.failures = &overlay;
+  if (in.fit) options.drained = in.fit->drained;
   auto result = pipeline::run_plan(cluster, s, options);
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kResourceExhausted)
@@ -114,14 +123,19 @@ Outcome run_plan(const Invocation& inv) {
                         ? Exit::kOk
                         : Exit::kNotPlaced;
   if (flags.boolean("json")) return Output(report::plan_json(d, *result, files_options.seed), exit);
-  return Output(str_cat(report::plan_text(d, *result), files_line), exit);
+  return Output(str_cat(report::plan_text(d, *result), files_line,
+                        import_note(in, "missing and miswired cables are down, slow ones "
+                                        "degraded, in every simulation; drained hosts get no "
+                                        "job (# in the SU maps); the --out files name hosts by "
+                                        "--node-pattern, not the file's names")),
+                exit);
 }
 
 }  // namespace
 
 const Subcommand kPlan{
     "plan",
-    "[--cluster SPEC] [--jobs LIST] [--trace FILE | --empty] [--seed S] [--out DIR [--node-pattern P] "
+    "[--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--jobs LIST] [--trace FILE | --empty] [--seed S] [--out DIR [--node-pattern P] "
     "[--master-port PORT] [--cores-per-rank N]] [--switch-ns NS] [--nic-ns NS] "
     "[--nvswitch-ns NS] [--progress] [--json]",
     "the whole pipeline on a tenant mix: placement, rank order, paths, congestion control and "

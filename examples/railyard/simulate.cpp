@@ -17,8 +17,8 @@ namespace railyard::cli {
 namespace {
 
 constexpr std::string_view kSimulateNeedsSpec =
-    "simulate needs a cluster spec (--cluster): an imported topology has no GPUs, NVLink or "
-    "rails to place the job's ranks on";
+    "simulate needs a cluster spec (--cluster) or a cable list (--cables, --ibnetdiscover): a "
+    "scheduler's switch tree has no GPUs, NVLink or rails to place the job's ranks on";
 
 // --collective, --bytes and --job are required unless a traffic matrix is
 // given (--traffic or --generate, traffic.cpp); run_simulate checks them.
@@ -33,6 +33,8 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
                                       {"count-ack"},
                                       {"mtu"},
                                       {"cluster"},
+                                      {"cables"},
+                                      {"ibnetdiscover"},
                                       {"hosts"},
                                       {"order"},
                                       {"group"},
@@ -92,15 +94,14 @@ Outcome run_simulate(const Invocation& inv) {
   }
 
   RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
-  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
+  RAILYARD_ASSIGN_OR_RETURN(const ClusterInput cluster_in, load_cluster_input(inv));
+  const topology::ClusterDescriptor<>& d = cluster_in.descriptor;
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
   RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, in, *chosen));
-  const topology::Cluster cluster{d, topology::materialize(d)};
+  const topology::Cluster cluster{d, materialize(cluster_in)};
   topology::FailureOverlay overlay(cluster.fabric);
-  if (flags.given("down"))
-    if (Status s = topology::apply_failures(cluster.fabric, flags.text("down"), overlay); !s.ok())
-      return flag_error(flags, "down", s);
+  RAILYARD_RETURN_IF_ERROR(apply_failures(inv, cluster_in, cluster.fabric, overlay));
 
   RAILYARD_RETURN_IF_ERROR(check_output_flag(flags, "svg"));
   RAILYARD_RETURN_IF_ERROR(only_with(inv, "svg-metric", flags.given("svg"), "applies only with --svg"));
@@ -123,7 +124,7 @@ Outcome run_simulate(const Invocation& inv) {
     options.pipeline.buffer_bytes =
         static_cast<int64_t>(*chunk) * nccl.nccl_steps / nccl.chunk_steps;
   }
-  options.failures = flags.given("down") ? &overlay : nullptr;
+  options.failures = has_failures(inv, cluster_in) ? &overlay : nullptr;
   options.keep_links = flags.given("svg");
   options.latency = latency;
   // Too big for the machine? Said before the run, not an hour into it.
@@ -156,8 +157,10 @@ Outcome run_simulate(const Invocation& inv) {
       return internal_error(str_cat(shown(flags, "svg"), ": ", message_of(svg.status())));
     RAILYARD_RETURN_IF_ERROR(write_flag_file(flags, "svg", *svg));
   }
-  return Output(flags.boolean("json") ? report::simulate_json(cluster.fabric, *report)
-                                      : report::simulate_text(cluster.fabric, *report));
+  if (flags.boolean("json")) return Output(report::simulate_json(cluster.fabric, *report));
+  return Output(str_cat(report::simulate_text(cluster.fabric, *report),
+                        import_note(cluster_in, "missing and miswired cables are down, slow ones "
+                                        "degraded, in this simulation")));
 }
 
 }  // namespace
@@ -165,7 +168,7 @@ Outcome run_simulate(const Invocation& inv) {
 const Subcommand kSimulate{
     "simulate",
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
-    "[--cluster SPEC] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
+    "[--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] "
     "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE [--svg-metric average|peak]] "
     "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] [--progress] [--max-memory SIZE] | "

@@ -96,7 +96,8 @@ Outcome run_simulate_traffic(const Invocation& inv) {
     RAILYARD_RETURN_IF_ERROR(only_with(inv, "bytes", false,
                                        "applies only with --generate (the file gives each flow's size)"));
 
-  RAILYARD_ASSIGN_OR_RETURN(const topology::ClusterDescriptor<> d, load_cluster(inv));
+  RAILYARD_ASSIGN_OR_RETURN(const ClusterInput in, load_cluster_input(inv));
+  const topology::ClusterDescriptor<>& d = in.descriptor;
   std::vector<sim::TrafficFlow> flows;
   if (flags.given("traffic")) {
     RAILYARD_ASSIGN_OR_RETURN(const std::string text, read_flag_file(flags, "traffic"));
@@ -146,7 +147,7 @@ Outcome run_simulate_traffic(const Invocation& inv) {
                                        "applies only with the queueing correction (not with --noqueueing)"));
 
   RAILYARD_RETURN_IF_ERROR(check_output_flag(flags, "flows-out"));
-  const topology::Cluster cluster{d, topology::materialize(d)};
+  const topology::Cluster cluster{d, materialize(in)};
   const sim::TrafficMemoryEstimate estimate = sim::estimate_traffic_memory(d, flows, options);
   RAILYARD_ASSIGN_OR_RETURN(const MemoryLimit limit, memory_limit(flags));
   const std::string terms = str_cat(grouped_number(estimate.qp_flows), " QP flows");
@@ -170,8 +171,11 @@ Outcome run_simulate_traffic(const Invocation& inv) {
                                              json ? report::traffic_flows_json(flows, *report)
                                                   : report::traffic_flows_csv(flows, *report)));
   }
-  return Output(flags.boolean("json") ? report::traffic_json(flows, *report, options)
-                                      : report::traffic_text(flows, *report, options));
+  if (flags.boolean("json")) return Output(report::traffic_json(flows, *report, options));
+  return Output(str_cat(report::traffic_text(flows, *report, options),
+                        import_note(in, "not modelled here: the traffic simulator routes over "
+                                        "every cable (the collective mode, --collective, takes "
+                                        "the failures)")));
 }
 
 }  // namespace railyard::cli

@@ -193,6 +193,13 @@ struct PlanOptions {
   // isolation check; stages differ in cost (the bound's planned paths are the
   // dearest on big jobs).
   ProgressHook stages;
+  // Cables down or degraded in every simulation (an imported fabric's missing,
+  // miswired and slow cables, topology/import/cable_fit.hpp); must be an
+  // overlay of the cluster's fabric. nullptr: every cable works.
+  const topology::FailureOverlay* failures = nullptr;
+  // Hosts out of service: neither side places a job there (shown busy in the
+  // SU maps).
+  std::vector<HostId> drained;
 };
 
 // The two configurations; index into the std::arrays below.
@@ -443,8 +450,12 @@ RAILYARD_LAZY
         detail::plan_allocator_with_background(
             d, s == PlanSide::kNaive ? placement::Policy::kFirstFit : placement::Policy::kBestFit,
             result.background.jobs));
+    RAILYARD_RETURN_IF_ERROR(a.drain(options.drained));
     alloc.push_back(std::move(a));
   }
+  for (PlanSide s : kPlanSides)
+    for (HostId h : options.drained)
+      result.owner[side_index(s)][static_cast<size_t>(h.value())] = -2;
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
     const PlanJob& job = scenario.jobs[j];
     PlanJobResult jr;
@@ -561,6 +572,7 @@ RAILYARD_LAZY
         o.seed = options.seed;
         o.keep_links = run < 2;
         o.latency = options.latency;
+        o.failures = options.failures;
         auto rep = sim::simulate_collective(cluster, groups, pc.kind, pc.bytes, o);
         if (!rep.ok())
           return make_status(rep.status().code(),

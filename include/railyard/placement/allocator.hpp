@@ -230,6 +230,15 @@ class Allocator {
   [[nodiscard]] StatusOr<Allocation> reserve(const JobRequest& request,
                                              std::span<const HostId> hosts);
 
+  // Takes hosts out of service with no job on them (an imported fabric's hosts
+  // with a missing or miswired cable, topology/import/cable_fit.hpp): no
+  // allocate() or reserve() gets them, and they count as neither free nor held
+  // by a job. Already drained hosts are skipped. Errors (the state is
+  // unchanged): InvalidArgument for a host outside the cluster,
+  // FailedPrecondition for a host a job holds. O(k) for k hosts.
+  Status drain(std::span<const HostId> hosts);
+  [[nodiscard]] bool is_drained(HostId h) const { return owner_[idx(h.value())] == kDrained; }
+
   // Frees the job's hosts and, with the tenant's last job, its partition id.
   // NotFound if no live job has this id. O(hosts of the job).
   Status release(JobId job);
@@ -244,7 +253,7 @@ class Allocator {
   [[nodiscard]] int32_t live_jobs() const { return static_cast<int32_t>(jobs_.size()); }
   // The job holding a host (invalid id if the host is free).
   [[nodiscard]] JobId owner_of(HostId h) const { return JobId{owner_[idx(h.value())]}; }
-  [[nodiscard]] bool is_free(HostId h) const { return owner_[idx(h.value())] < 0; }
+  [[nodiscard]] bool is_free(HostId h) const { return owner_[idx(h.value())] == -1; }
   // The partition id of a tenant with live jobs.
   [[nodiscard]] std::optional<int32_t> partition_of(std::string_view tenant) const;
   [[nodiscard]] int32_t live_tenants() const { return static_cast<int32_t>(tenants_.size()); }
@@ -313,7 +322,8 @@ class Allocator {
   int32_t pods_;
   std::mt19937_64 rng_;
 
-  std::vector<int32_t> owner_;        // per host: job id value, -1 when free
+  static constexpr int32_t kDrained = -2;
+  std::vector<int32_t> owner_;        // per host: job id value, -1 when free, kDrained
   std::vector<uint64_t> free_bits_;   // bit h set <=> host h free
   std::vector<int32_t> free_in_su_;   // per SU
   std::vector<int32_t> free_in_pod_;  // per pod
@@ -605,12 +615,17 @@ inline StatusOr<Allocation> Allocator::reserve(const JobRequest& request,
       return job_error(invalid_field("hosts", str_cat(picked_[i]), "listed twice"));
   if (by_name_.contains(name))
     return already_exists_error(str_cat("job '", name, "': a live job already has this name"));
-  for (int32_t h : picked_)
+  for (int32_t h : picked_) {
+    if (owner_[idx(h)] == kDrained)
+      return with_field(failed_precondition_error(str_cat("job '", name, "': host ", h,
+                                                          " is drained (out of service)")),
+                        "hosts", str_cat(h));
     if (owner_[idx(h)] >= 0)
       return with_field(
           failed_precondition_error(str_cat("job '", name, "': host ", h, " is held by job '",
                                             jobs_.at(owner_[idx(h)]).name, "'")),
           "hosts", str_cat(h));
+  }
   RAILYARD_ASSIGN_OR_RETURN(const int32_t partition, partition_for(name, tenant));
   return commit(name, tenant, gpus, partition);
 }
@@ -656,6 +671,29 @@ inline Allocation Allocator::commit(std::string_view name, std::string_view tena
   assert(inserted);
   (void)inserted;
   return it->second;
+}
+
+inline Status Allocator::drain(std::span<const HostId> hosts) {
+  for (HostId host : hosts) {
+    const int32_t h = host.value();
+    if (h < 0 || h >= hosts_)
+      return invalid_field("hosts", str_cat(h),
+                           str_cat("out of range (the cluster has hosts 0..", hosts_ - 1, ")"));
+    if (owner_[idx(h)] >= 0)
+      return failed_precondition_error(
+          str_cat("host ", h, " is held by job '", jobs_.at(owner_[idx(h)]).name, "'"));
+  }
+  for (HostId host : hosts) {
+    const int32_t h = host.value();
+    if (owner_[idx(h)] == kDrained) continue;
+    owner_[idx(h)] = kDrained;
+    free_bits_[idx(h / 64)] &= ~(uint64_t{1} << (h % 64));
+    const int32_t su = h / hosts_per_su_;
+    --free_in_su_[idx(su)];
+    --free_in_pod_[idx(su / sus_per_pod_)];
+    --free_total_;
+  }
+  return ok_status();
 }
 
 inline Status Allocator::release(JobId job) {

@@ -219,18 +219,23 @@ struct PlaceResult {
   std::vector<UnplacedJob> unplaced;  // in input order
   int32_t free_hosts = 0;
   Fragmentation fragmentation;
+  std::vector<HostId> drained;  // hosts out of service (no job, not free), as given
 };
 
 // Places already-parsed jobs in order on an empty cluster. A job that does not
 // fit in what is still free is listed in `unplaced` (and later jobs may still
 // fit). Errors: a job check_job_fits() rejects, invalid allocator options.
+// `drained` hosts (out of service: Allocator::drain) get no job.
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                       std::span<const JobSpec> jobs,
-                                                      AllocatorOptions options) {
+                                                      AllocatorOptions options,
+                                                      std::span<const HostId> drained = {}) {
   for (const JobSpec& job : jobs) RAILYARD_RETURN_IF_ERROR(check_job_fits(job, desc));
   RAILYARD_ASSIGN_OR_RETURN(Allocator alloc, make_allocator(desc, options));
+  RAILYARD_RETURN_IF_ERROR(alloc.drain(drained));
   PlaceResult result;
+  result.drained.assign(drained.begin(), drained.end());
   for (const JobSpec& job : jobs) {
     StatusOr<Allocation> a = alloc.allocate(job.request());
     if (a.ok()) {
@@ -251,9 +256,10 @@ RAILYARD_LAZY
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<PlaceResult> place_jobs(const topology::ClusterDescriptor<>& desc,
                                                       std::string_view jobs_text,
-                                                      AllocatorOptions options) {
+                                                      AllocatorOptions options,
+                                                      std::span<const HostId> drained = {}) {
   RAILYARD_ASSIGN_OR_RETURN(std::vector<JobSpec> jobs, parse_job_list(jobs_text));
-  return place_jobs(desc, jobs, options);
+  return place_jobs(desc, jobs, options, drained);
 }
 
 RAILYARD_LAZY

@@ -5,7 +5,8 @@
 //   std::string json = railyard::report::place_json(*placed);
 //
 // place JSON keys (docs/cli.md#json-output): jobs[] {name, tenant, gpus, hosts[], sus[], pods[],
-// partition_id}, unplaced[] {name, gpus, reason}, free_hosts, and fragmentation
+// partition_id}, unplaced[] {name, gpus, reason}, free_hosts, drained[] (host
+// ids out of service; only when there are some), and fragmentation
 // {free_hosts_per_su[], largest_unsplit_hosts, jobs_split_across_sus,
 // jobs_split_across_pods}. replay JSON: policies[] with the ReplayReport fields.
 #pragma once
@@ -57,6 +58,11 @@ RAILYARD_LAZY
   }
   w.end_array();
   w.key("free_hosts").value(r.free_hosts);
+  if (!r.drained.empty()) {  // only for an imported fabric with bad host cables
+    w.key("drained").begin_array();
+    for (HostId h : r.drained) w.value(h.value());
+    w.end_array();
+  }
   w.key("fragmentation").begin_object();
   w.key("free_hosts_per_su").begin_array();
   for (int32_t f : r.fragmentation.free_hosts_per_su) w.value(f);
@@ -97,7 +103,9 @@ RAILYARD_LAZY
   }
   for (const placement::UnplacedJob& u : r.unplaced)
     str_append(out, "-  ", u.name, ": ", u.gpus, " GPUs NOT PLACED: ", u.reason, "\n");
-  str_append(out, "\nSU map (one character per host; '.' free):\n");
+  for (HostId h : r.drained) mark[static_cast<size_t>(h.value())] = 'x';
+  str_append(out, "\nSU map (one character per host; '.' free",
+             r.drained.empty() ? "" : ", 'x' drained", "):\n");
   for (int32_t su = 0; su < d.sus(); ++su) {
     str_append(out, "  su", su < 10 ? "0" : "", su, " ");
     const int32_t first = d.first_host_of_su(su);

@@ -7,6 +7,7 @@
 //   std::string json = railyard::report::inventory_json(descriptor, topology::inventory(descriptor));
 #pragma once
 
+#include "railyard/report/cable_fit_report.hpp"
 #include "railyard/report/cc_report.hpp"
 #include "railyard/report/heatmap_svg.hpp"
 #include "railyard/report/inventory_report.hpp"

@@ -96,6 +96,13 @@ class Fabric {
   // such as "host12.gpu3", "host12.nic3.p0", "leaf17", "spine3", "core0", "nvl5".
   [[nodiscard]] std::string node_name(NodeId n) const;
 
+  // Gives node `n` the name node_name() returns from now on (an imported
+  // fabric's switch and port names on a materialized graph).
+  void set_node_name(NodeId n, std::string name) {
+    if (node_names_.empty()) node_names_.resize(node_kind_.size());
+    node_names_[idx(n)] = std::move(name);
+  }
+
   // Closed-form lookups; only for a Fabric built by materialize().
   [[nodiscard]] bool has_descriptor() const { return descriptor_.has_value(); }
   [[nodiscard]] const ClusterDescriptor<>& descriptor() const { return *descriptor_; }
