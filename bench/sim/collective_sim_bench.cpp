@@ -29,6 +29,10 @@
 //                                    planned: N-1 distinct steps of N flows
 //                                    (N(N-1) flows in all, one segment per step).
 // BM_Collective_AllToAllPairwiseEcmp/N   the same with ECMP.
+// BM_Collective_AllToAllPairwiseAdaptive/N   the same with adaptive routing,
+//                                    folded by symmetry (CollectiveSimOptions::
+//                                    aggregate): the 16,384-GPU target of issue 19
+//                                    (<= 60 s, <= 8 GB on one core); one iteration.
 // BM_Collective_RingStepEcmp/N       ring all-gather with ECMP routing,
 //                                    host-major: N-1 identical steps, simulated
 //                                    once (one segment), so this is one ring step.
@@ -117,6 +121,7 @@ void set_report_counters(benchmark::State& state, const CollectiveReport& r) {
   state.counters["segments"] = static_cast<double>(r.segments);
   state.counters["flows"] = static_cast<double>(r.flows);
   state.counters["events"] = static_cast<double>(r.events);
+  state.counters["simulated_flows"] = static_cast<double>(r.simulated_flows);
   state.counters["busbw_gbps"] = r.busbw_gbps;
 }
 
@@ -315,6 +320,16 @@ BENCHMARK(BM_Collective_AllToAllPairwiseEcmp)
     ->Arg(1024)
     ->Unit(benchmark::kMillisecond)
     ->Complexity();
+
+void BM_Collective_AllToAllPairwiseAdaptive(benchmark::State& state) {
+  all_to_all_pairwise(state, Routing::kAdaptive);
+}
+BENCHMARK(BM_Collective_AllToAllPairwiseAdaptive)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Arg(16384)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 
 // 3. One ring step with ECMP: a ring all-gather is one segment.
 void BM_Collective_RingStepEcmp(benchmark::State& state) {

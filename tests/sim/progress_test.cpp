@@ -229,6 +229,15 @@ TEST_CASE("memory: the collective estimate counts the transfers the traffic hold
     CHECK(e->bytes == doctest::Approx(256.0 * 255 * sim::kBytesPerStoredTransfer +
                                       256.0 * sim::kBytesPerStepFlow));
   }
+  SUBCASE("pairwise all-to-all, adaptive: one step held, no connection ids") {
+    o.algorithm = collective::Algorithm::kPairwise;
+    o.routing = sim::Routing::kAdaptive;
+    auto e = sim::estimate_collective_memory(d, groups, collective::Collective::kAllToAll,
+                                             int64_t{1} << 30, o);
+    REQUIRE(e.ok());
+    CHECK(e->stored_transfers == 256);
+    CHECK(e->step_flows == 256);
+  }
   SUBCASE("ring: 8 channels of 256 transfers; 8 x 32 leave a host, times the QPs") {
     o.qps = 4;
     auto e = sim::estimate_collective_memory(d, groups, collective::Collective::kAllReduce,

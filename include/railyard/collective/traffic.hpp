@@ -220,10 +220,11 @@ RAILYARD_LAZY
 // The phases of a collective over ranks 0..ranks-1. Errors: those of
 // make_schedule (sizes, unsupported pairs, bad groupings), host_of_rank of the
 // wrong length, channels outside [0, 64], channels > 1 for a non-ring algorithm.
+// The argument checks of collective_traffic (for callers that generate the
+// phases themselves, as the simulator does for pairwise all-to-all).
 RAILYARD_LAZY
-[[nodiscard]] StatusOr<Traffic> collective_traffic(
-    Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
-    const TrafficOptions& options = {}) {
+[[nodiscard]] Status check_traffic(Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
+                                   const TrafficOptions& options = {}) {
   RAILYARD_RETURN_IF_ERROR(detail::check_size(ranks, bytes, kMaxRanks));
   if (!options.host_of_rank.empty() && static_cast<int64_t>(options.host_of_rank.size()) != ranks)
     return invalid_field("host_of_rank", str_cat(options.host_of_rank.size(), " entries"),
@@ -235,6 +236,14 @@ RAILYARD_LAZY
     return invalid_field(
         "channels", str_cat(options.channels),
         str_cat("only ring algorithms run several channels, not ", algorithm_name(algo)));
+  return check_supported(kind, algo);
+}
+
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<Traffic> collective_traffic(
+    Collective kind, Algorithm algo, int32_t ranks, int64_t bytes,
+    const TrafficOptions& options = {}) {
+  RAILYARD_RETURN_IF_ERROR(check_traffic(kind, algo, ranks, bytes, options));
   Traffic t;
   t.kind = kind;
   t.algorithm = algo;
@@ -243,7 +252,6 @@ RAILYARD_LAZY
   const auto n = static_cast<double>(ranks);
   const auto S = static_cast<double>(bytes);
 
-  RAILYARD_RETURN_IF_ERROR(check_supported(kind, algo));
   if (algo == Algorithm::kRing) {
     int32_t c = options.channels;
     if (c == 0) {

@@ -161,6 +161,8 @@ RAILYARD_LAZY
   w.key("steps").value(r.steps);
   w.key("segments").value(r.segments);
   w.key("flows").value(r.flows);
+  w.key("simulated_flows").value(r.simulated_flows);
+  w.key("bundled").value(r.bundled);
   w.key("time_us").value(rounded(r.time_us, 3));
   w.key("analytic_us").value(rounded(r.analytic_us, 3));
   w.key("latency_us").value(rounded(r.latency_us, 3));

@@ -707,15 +707,19 @@ RAILYARD_LAZY
   // Each group's phases.
   const bool pairwise_all_to_all = kind == collective::Collective::kAllToAll &&
                                    options.algorithm == collective::Algorithm::kPairwise;
-  if (pairwise_all_to_all)
-    RAILYARD_RETURN_IF_ERROR(collective::check_supported(kind, options.algorithm));
   std::vector<collective::Traffic> traffic;
   traffic.reserve(groups.size());
   std::vector<int32_t> host_of_rank(static_cast<size_t>(n));
   for (const std::vector<routing::GpuEndpoint>& group : groups) {
     for (int32_t r = 0; r < n; ++r)
       host_of_rank[static_cast<size_t>(r)] = group[static_cast<size_t>(r)].host.value();
+    collective::TrafficOptions to;
+    to.host_of_rank = host_of_rank;
+    to.channels = options.channels;
+    to.nics_per_host = d.nics_per_host();
+    to.tree_pieces = options.tree_pieces;
     if (pairwise_all_to_all) {
+      RAILYARD_RETURN_IF_ERROR(collective::check_traffic(kind, options.algorithm, n, bytes, to));
       // Generated step by step in the loop below (n(n-1) transfers stored would
       // be 18 GB on 16,384 GPUs): n-1 phases of one step each.
       collective::Traffic t;
@@ -728,11 +732,6 @@ RAILYARD_LAZY
       traffic.push_back(std::move(t));
       continue;
     }
-    collective::TrafficOptions to;
-    to.host_of_rank = host_of_rank;
-    to.channels = options.channels;
-    to.nics_per_host = d.nics_per_host();
-    to.tree_pieces = options.tree_pieces;
     RAILYARD_ASSIGN_OR_RETURN(collective::Traffic t, collective::collective_traffic(
                                                          kind, options.algorithm, n, bytes, to));
     traffic.push_back(std::move(t));
@@ -1239,7 +1238,8 @@ inline constexpr double kBytesPerStepFlow = 330;
 // from the algorithm's construction (collective/traffic.hpp) without building
 // it, per group of n ranks on h hosts: ring n·c transfers stored and a step (c
 // channels), of which c·h leave a host; hierarchical at most 3n stored, n a
-// step; pairwise all-to-all n(n−1) stored, n a step; rail-aligned all-to-all
+// step; pairwise all-to-all n a step and n(n−1) connection ids (counted as
+// stored transfers; none under adaptive routing); rail-aligned all-to-all n(n−1) stored
 // the same plus its n² schedule; double binary tree n·pieces stored, 4n·pieces
 // scheduled, 4n a step. Times the groups; a step's network transfers times
 // planes and QPs (one flow each under adaptive routing), the others once.
@@ -1285,7 +1285,10 @@ RAILYARD_LAZY
       stored = 3 * n;
       break;
     case collective::Algorithm::kPairwise:
-      stored = n * (n - 1);
+      // Steps are generated one at a time; what stays is one connection id per
+      // ordered pair (each its own connection), which adaptive routing does
+      // without.
+      stored = options.routing == Routing::kAdaptive ? n : n * (n - 1);
       break;
     case collective::Algorithm::kRailAligned:
       stored = n * (n - 1);
