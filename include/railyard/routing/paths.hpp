@@ -81,14 +81,20 @@ struct NetworkCrossing {
   LinkId last;
 };
 
+// The same, written into `x` (its prefix's storage is reused: the simulator
+// maps millions of transfers a run).
 RAILYARD_LAZY
-[[nodiscard]] NetworkCrossing network_crossing(const topology::ClusterDescriptor<>& d,
-                                               const topology::Fabric& f, GpuEndpoint a,
-                                               GpuEndpoint b, GpuPathOptions options = {}) {
-  NetworkCrossing x;
+void network_crossing_into(const topology::ClusterDescriptor<>& d, const topology::Fabric& f,
+                           GpuEndpoint a, GpuEndpoint b, GpuPathOptions options,
+                           NetworkCrossing& x) {
+  x.prefix.clear();
+  x.network = false;
+  x.nvlink_forward = false;
+  x.src = x.dst = NicPort{};
+  x.last = LinkId{};
   if (a.host == b.host || d.domain_of(a.host) == d.domain_of(b.host)) {
     detail::append_nvlink(f, a, b, x.prefix);
-    return x;
+    return;
   }
   x.network = true;
   x.dst = NicPort{b.host, d.nic_of_gpu(b.gpu), options.plane};
@@ -103,6 +109,14 @@ RAILYARD_LAZY
   if (x.nvlink_forward) detail::append_nvlink(f, a, relay, x.prefix);
   x.prefix.push_back(detail::link_between(f, f.gpu(relay.host, relay.gpu), f.nic_port(x.src)));
   x.last = detail::link_between(f, f.nic_port(x.dst), f.gpu(b.host, b.gpu));
+}
+
+RAILYARD_LAZY
+[[nodiscard]] NetworkCrossing network_crossing(const topology::ClusterDescriptor<>& d,
+                                               const topology::Fabric& f, GpuEndpoint a,
+                                               GpuEndpoint b, GpuPathOptions options = {}) {
+  NetworkCrossing x;
+  network_crossing_into(d, f, a, b, options, x);
   return x;
 }
 

@@ -813,6 +813,7 @@ RAILYARD_LAZY
   std::vector<topology::Route> routes;
   std::vector<int32_t> links;
   std::vector<collective::PhaseTransfer> pairwise_step;
+  routing::NetworkCrossing crossing;  // the transfer being mapped (storage reused)
   AggregatedStep folded;
   AggregateScratch fold_scratch;
 
@@ -847,7 +848,8 @@ RAILYARD_LAZY
           routing::GpuPathOptions po;
           po.plane = PlaneId{p};
           po.forward_over_nvlink = options.pxn;
-          routing::NetworkCrossing x = routing::network_crossing(d, f, a, b, po);
+          routing::network_crossing_into(d, f, a, b, po, crossing);
+          routing::NetworkCrossing& x = crossing;
           if (!x.network) {
             step.add(std::span<const LinkId>(x.prefix), t.bytes);
             break;  // NVLink carries it once, whatever the planes
@@ -910,7 +912,7 @@ RAILYARD_LAZY
                    (base_dst_qp + static_cast<uint32_t>(j)) & 0xFFFFFF, cid, j});
             }
           }
-          crossings.push_back(std::move(x));
+          crossings.push_back(x);
         }
       }
     }
