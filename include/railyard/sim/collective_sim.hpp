@@ -1030,20 +1030,20 @@ RAILYARD_LAZY
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
+    // Bytes per link over the run and, for the peak, in this step (one pass).
+    const bool peak = options.keep_links && sr.time_us > 0;
     for (size_t i = 0; i < step.size(); ++i) {
       const std::span<const int32_t> ls = step.links(i);
-      for (size_t k = 0; k < ls.size(); ++k)
-        link_bytes[static_cast<size_t>(ls[k])] += rpt * step.bytes(i) * step.weight(i, k);
-    }
-    if (options.keep_links && sr.time_us > 0) {
-      for (size_t i = 0; i < step.size(); ++i) {
-        const std::span<const int32_t> ls = step.links(i);
-        for (size_t k = 0; k < ls.size(); ++k) {
-          double& b = step_bytes[static_cast<size_t>(ls[k])];
-          if (b == 0) step_links.push_back(ls[k]);
-          b += step.bytes(i) * step.weight(i, k);
-        }
+      for (size_t k = 0; k < ls.size(); ++k) {
+        const double moved = step.bytes(i) * step.weight(i, k);
+        link_bytes[static_cast<size_t>(ls[k])] += rpt * moved;
+        if (!peak) continue;
+        double& b = step_bytes[static_cast<size_t>(ls[k])];
+        if (b == 0) step_links.push_back(ls[k]);
+        b += moved;
       }
+    }
+    if (peak) {
       for (const int32_t l : step_links) {
         const auto li = static_cast<size_t>(l);
         if (sim_caps[li] > 0)
