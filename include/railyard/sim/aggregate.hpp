@@ -60,6 +60,7 @@ struct AggregatedStep {
   FlowStep quotient;               // one flow per class, in order of first member
   std::vector<int64_t> members;    // flows each class stands for
   std::vector<int32_t> class_of;   // per flow of the original step
+  std::vector<int32_t> representative;  // per class: its first flow in the step
   [[nodiscard]] size_t classes() const { return members.size(); }
 };
 
@@ -94,9 +95,12 @@ inline uint64_t finish(uint64_t h) {
 
 // Folds `step` (capacities `caps`, Gb/s per link id) into `out`; false (and
 // `out` untouched) when the step has arrivals. Link ids must be valid for caps.
+// `link_tag` (optional, per link id) must also match on private links: a
+// caller that reads a per-flow figure from the links (the simulator's latency)
+// passes it so that one member's figure is every member's.
 RAILYARD_LAZY
 bool aggregate_step(const FlowStep& step, std::span<const double> caps, AggregatedStep& out,
-                    AggregateScratch& scratch) {
+                    AggregateScratch& scratch, std::span<const double> link_tag = {}) {
   if (step.has_arrivals()) return false;
   if (scratch.uses.size() < caps.size()) scratch.uses.resize(caps.size(), 0);
   for (size_t i = 0; i < step.size(); ++i)
@@ -113,7 +117,9 @@ bool aggregate_step(const FlowStep& step, std::span<const double> caps, Aggregat
       const bool sa = shared(la[k]), sb = shared(lb[k]);
       if (sa != sb) return false;
       if (sa ? la[k] != lb[k]
-             : caps[static_cast<size_t>(la[k])] != caps[static_cast<size_t>(lb[k])])
+             : caps[static_cast<size_t>(la[k])] != caps[static_cast<size_t>(lb[k])] ||
+                   (!link_tag.empty() && link_tag[static_cast<size_t>(la[k])] !=
+                                             link_tag[static_cast<size_t>(lb[k])]))
         return false;
     }
     return true;
@@ -138,6 +144,8 @@ bool aggregate_step(const FlowStep& step, std::span<const double> caps, Aggregat
       // ids are below 2^31, capacities' bit patterns of positive doubles above).
       uint64_t v = shared(l) ? static_cast<uint64_t>(l)
                              : std::bit_cast<uint64_t>(caps[static_cast<size_t>(l)]);
+      if (!shared(l) && !link_tag.empty())
+        v ^= std::rotl(std::bit_cast<uint64_t>(link_tag[static_cast<size_t>(l)]), 17);
       if (weighted_step) v ^= std::rotl(std::bit_cast<uint64_t>(step.weight(i, k)), 32);
       h = detail::mix(h, v);
     }
@@ -170,6 +178,7 @@ bool aggregate_step(const FlowStep& step, std::span<const double> caps, Aggregat
   bool weighted = step.weighted();
   for (size_t c = 0; c < out.members.size() && !weighted; ++c)
     weighted = out.members[c] > 1;
+  out.representative.assign(scratch.representative.begin(), scratch.representative.end());
   for (size_t c = 0; c < out.members.size(); ++c) {
     const auto r = static_cast<size_t>(scratch.representative[c]);
     const std::span<const int32_t> ls = step.links(r);

@@ -816,6 +816,17 @@ RAILYARD_LAZY
   routing::NetworkCrossing crossing;  // the transfer being mapped (storage reused)
   AggregatedStep folded;
   AggregateScratch fold_scratch;
+  // Per link, what it adds to a flow's latency (collective::flow_latency_us):
+  // folded flows must agree on it over their private links.
+  std::vector<double> latency_tag;
+  if (options.aggregate) {
+    latency_tag.resize(static_cast<size_t>(f.link_count()));
+    std::vector<int32_t> one(1);
+    for (int32_t l = 0; l < f.link_count(); ++l) {
+      one[0] = l;
+      latency_tag[static_cast<size_t>(l)] = collective::flow_latency_us(f, one, options.latency);
+    }
+  }
 
   const std::vector<detail::Segment> segments = detail::merge_groups(traffic);
   ProgressMeter meter(options.progress, static_cast<int64_t>(segments.size()));
@@ -986,17 +997,28 @@ RAILYARD_LAZY
       alpha = std::max(alpha, first_route_us);
       alpha_sum += first_route_us;
     }
-    // 4. Time it.
-    for (size_t i = 0; i < single_path_flows; ++i) {
-      const double us = collective::flow_latency_us(f, step.links(i), options.latency);
-      alpha = std::max(alpha, us);
-      alpha_sum += us;
+    // 4. Time it. Folded, a class's members have equal latencies (same shared
+    // links, private ones of equal latency tag): one flow per class is timed,
+    // unless multipath flows timed above could share a class with plain ones.
+    const bool folded_step =
+        options.aggregate && aggregate_step(step, sim_caps, folded, fold_scratch, latency_tag);
+    if (folded_step && single_path_flows == step.size()) {
+      for (size_t c = 0; c < folded.classes(); ++c) {
+        const double us = collective::flow_latency_us(
+            f, step.links(static_cast<size_t>(folded.representative[c])), options.latency);
+        alpha = std::max(alpha, us);
+        alpha_sum += static_cast<double>(folded.members[c]) * us;
+      }
+    } else {
+      for (size_t i = 0; i < single_path_flows; ++i) {
+        const double us = collective::flow_latency_us(f, step.links(i), options.latency);
+        alpha = std::max(alpha, us);
+        alpha_sum += us;
+      }
     }
     alpha += options.latency.step_overhead_us;
     StepResult sr;
     double finish_sum = 0;
-    const bool folded_step =
-        options.aggregate && aggregate_step(step, sim_caps, folded, fold_scratch);
     if (folded_step) {
       RAILYARD_ASSIGN_OR_RETURN(sr, simulator.run_step(folded.quotient, 1e-9, rep.segments));
       for (size_t c = 0; c < folded.classes(); ++c)
