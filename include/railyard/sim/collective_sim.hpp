@@ -653,7 +653,8 @@ AdaptiveBundles AdaptiveBundles::build(const topology::ClusterDescriptor<>& d,
         if (seen[static_cast<size_t>(rep >= 0 ? rep : l)] != 0) return AdaptiveBundles{};
       }
       real.clear();
-      for (LinkId l : f.route_links(*pa, *pb, *r).view()) real.push_back(l.value());
+      const topology::Path first_path = f.route_links(*pa, *pb, *r);  // view() points into it
+      for (LinkId l : first_path.view()) real.push_back(l.value());
       if (std::abs(collective::flow_latency_us(f, real, latency) -
                    collective::flow_latency_us(f, folded, latency)) > 1e-9)
         return AdaptiveBundles{};
