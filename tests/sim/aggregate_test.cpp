@@ -178,9 +178,9 @@ TEST_CASE("aggregate: simulate_collective folded equals unfolded on every fabric
   const Case cases[] = {
       {"rail_fat_tree:hosts=16,hosts_per_su=4", 16, 2, true},
       {"rail_fat_tree:hosts=16,hosts_per_su=4,oversub=2", 12, 1, true},
-      {"rail_fat_tree:hosts=64,hosts_per_su=8,tiers=3,sus_per_pod=2", 64, 9, true},
+      {"rail_fat_tree:hosts=64,hosts_per_su=8,tiers=3,sus_per_pod=2", 64, 13, true},
       // 4 leaf uplinks over 3 spines: the adaptive split is uneven, no bundles.
-      {"rail_fat_tree:hosts=48,hosts_per_su=4,tiers=3,sus_per_pod=3,pod_oversub=2", 40, 3, false},
+      {"rail_fat_tree:hosts=48,hosts_per_su=4,tiers=3,sus_per_pod=3,pod_oversub=2", 40, 7, false},
       {"rail_fat_tree:hosts=16,hosts_per_su=2,tiers=3,sus_per_pod=2,nic_gbps=200,planes=2", 16,
        2, true},
       {"tor_fat_tree:hosts=32,hosts_per_su=8", 32, 3, true},
@@ -214,7 +214,7 @@ TEST_CASE("aggregate: failures turn the bundles off and folding stays exact") {
   REQUIRE(c.ok());
   railyard::topology::FailureOverlay overlay(c->fabric);
   REQUIRE(railyard::topology::apply_failures(c->fabric, "leaf0/1,spine2/0@0.5", overlay).ok());
-  const auto groups = all_gpus(*c, 64, 9);
+  const auto groups = all_gpus(*c, 64, 17);  // 4 hosts over both pods
   check_collective(*c, groups, Collective::kAllToAll, Algorithm::kPairwise, Routing::kAdaptive,
                    int64_t{1} << 26, &overlay, false);
   check_collective(*c, groups, Collective::kAllReduce, Algorithm::kRing, Routing::kAdaptive,
