@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iterator>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,21 @@ void check_folding(const std::vector<double>& caps, const FlowStep& step, size_t
   int64_t members = 0;
   for (int64_t m : agg.members) members += m;
   CHECK(members == static_cast<int64_t>(step.size()));
+  // shared_entry against a count of every link's entries, for every member.
+  std::vector<int> entries(caps.size(), 0);
+  for (size_t i = 0; i < step.size(); ++i)
+    for (int32_t l : step.links(i)) ++entries[static_cast<size_t>(l)];
+  std::vector<size_t> first_entry(agg.classes() + 1, 0);
+  for (size_t c = 0; c < agg.classes(); ++c)
+    first_entry[c + 1] = first_entry[c] + agg.quotient.links(c).size();
+  REQUIRE(agg.shared_entry.size() == first_entry.back());
+  for (size_t i = 0; i < step.size(); ++i) {
+    const auto c = static_cast<size_t>(agg.class_of[i]);
+    const auto ls = step.links(i);
+    REQUIRE(ls.size() == agg.quotient.links(c).size());
+    for (size_t k = 0; k < ls.size(); ++k)
+      CHECK((agg.shared_entry[first_entry[c] + k] != 0) == (entries[static_cast<size_t>(ls[k])] > 1));
+  }
   auto q = quotient.run_step(agg.quotient);
   REQUIRE(q.ok());
   CHECK(close(w->time_us, q->time_us));
@@ -86,6 +102,35 @@ TEST_CASE("aggregate: three flows with their own access links fold to one (hand-
   // Arrivals are not folded.
   step.set_start_us(3, 5.0);
   CHECK_FALSE(railyard::sim::aggregate_step(step, caps, agg, scratch));
+}
+
+TEST_CASE("aggregate: link kinds are equal exactly when capacity and tag are") {
+  const std::vector<double> caps = {100, 400, 100, 100, 400, 100};
+  const std::vector<double> tag = {1.0, 1.0, 2.0, 1.0, 1.0, 2.0};
+  const std::vector<int32_t> kinds = railyard::sim::link_kinds(caps, tag);
+  REQUIRE(kinds.size() == caps.size());
+  for (size_t a = 0; a < caps.size(); ++a)
+    for (size_t b = 0; b < caps.size(); ++b) {
+      CAPTURE(a);
+      CAPTURE(b);
+      CHECK((kinds[a] == kinds[b]) == (caps[a] == caps[b] && tag[a] == tag[b]));
+    }
+  // Without tags only capacities count: links 0, 2, 3, 5 are one kind.
+  const std::vector<int32_t> plain = railyard::sim::link_kinds(caps);
+  CHECK(plain[0] == plain[2]);
+  CHECK(plain[2] == plain[5]);
+  CHECK(plain[0] != plain[1]);
+  // Private links of different tags keep two flows apart.
+  FlowStep step;
+  step.add(std::vector<int32_t>{0, 1}, 1e6);  // own link 0 (tag 1), shared link 1
+  step.add(std::vector<int32_t>{2, 1}, 1e6);  // own link 2 (tag 2)
+  step.add(std::vector<int32_t>{3, 1}, 1e6);  // own link 3 (tag 1): with flow 0
+  AggregatedStep agg;
+  AggregateScratch scratch;
+  REQUIRE(railyard::sim::aggregate_step(step, std::span<const int32_t>(kinds), agg, scratch));
+  CHECK(agg.classes() == 2);
+  CHECK(agg.class_of[0] == agg.class_of[2]);
+  CHECK(agg.class_of[0] != agg.class_of[1]);
 }
 
 TEST_CASE("aggregate: random steps give every flow the unfolded finish time") {

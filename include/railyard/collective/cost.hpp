@@ -185,28 +185,32 @@ template <class Flows>
 // slowest link (for a multipath flow, the smallest capacity / weight). A lower bound on that flow's time in any sharing of the links
 // (so the analytic model stays below the simulation), used by models that
 // follow individual hops (collective/pipelining.hpp); 0 for no flows.
+// flow_alone_us is one flow's (0 for a flow with no bytes or no links).
+template <class Flows>
+[[nodiscard]] double flow_alone_us(std::span<const double> capacities_gbps, const Flows& flows,
+                                   size_t i) {
+  double slowest = std::numeric_limits<double>::infinity();
+  bool any = false;
+  size_t k = 0;
+  for (int32_t l : flows.links(i)) {
+    // A multipath flow alone runs at capacity / weight on each link entry.
+    double w = 1.0;
+    if constexpr (requires { flows.weight(i, k); }) w = flows.weight(i, k);
+    ++k;
+    if (w <= 0) continue;
+    slowest = std::min(slowest, capacities_gbps[static_cast<size_t>(l)] / w);
+    any = true;
+  }
+  if (!any || flows.bytes(i) <= 0) return 0;
+  return slowest > 0 ? flows.bytes(i) / (slowest * kBytesPerUsPerGbps)
+                     : std::numeric_limits<double>::infinity();
+}
 template <class Flows>
 [[nodiscard]] double mean_flow_alone_us(std::span<const double> capacities_gbps,
                                         const Flows& flows) {
   if (flows.size() == 0) return 0;
   double sum = 0;
-  for (size_t i = 0; i < flows.size(); ++i) {
-    double slowest = std::numeric_limits<double>::infinity();
-    bool any = false;
-    size_t k = 0;
-    for (int32_t l : flows.links(i)) {
-      // A multipath flow alone runs at capacity / weight on each link entry.
-      double w = 1.0;
-      if constexpr (requires { flows.weight(i, k); }) w = flows.weight(i, k);
-      ++k;
-      if (w <= 0) continue;
-      slowest = std::min(slowest, capacities_gbps[static_cast<size_t>(l)] / w);
-      any = true;
-    }
-    if (!any || flows.bytes(i) <= 0) continue;
-    sum += slowest > 0 ? flows.bytes(i) / (slowest * kBytesPerUsPerGbps)
-                       : std::numeric_limits<double>::infinity();
-  }
+  for (size_t i = 0; i < flows.size(); ++i) sum += flow_alone_us(capacities_gbps, flows, i);
   return sum / static_cast<double>(flows.size());
 }
 

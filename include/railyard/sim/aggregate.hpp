@@ -41,10 +41,12 @@
 // Not folded (returns false): steps with arrival times (a class must start
 // together; the caller simulates them as they are).
 //
-// Cost: O(link entries) with one hash per flow; the scratch is sized by the
+// Cost: O(link entries) with one hash per flow, one integer compared per
+// entry (link kinds are numbered once per fabric); the scratch is sized by the
 // link count once and only touched entries are reset.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <span>
@@ -61,6 +63,9 @@ struct AggregatedStep {
   std::vector<int64_t> members;    // flows each class stands for
   std::vector<int32_t> class_of;   // per flow of the original step
   std::vector<int32_t> representative;  // per class: its first flow in the step
+  // Per link entry of the quotient (its CSR order): 1 when that link is shared,
+  // 0 when private (every member crosses its own link of that capacity there).
+  std::vector<uint8_t> shared_entry;
   [[nodiscard]] size_t classes() const { return members.size(); }
 };
 
@@ -93,41 +98,55 @@ inline uint64_t finish(uint64_t h) {
 
 }  // namespace detail
 
-// Folds `step` (capacities `caps`, Gb/s per link id) into `out`; false (and
-// `out` untouched) when the step has arrivals. Link ids must be valid for caps.
-// `link_tag` (optional, per link id) must also match on private links: a
-// caller that reads a per-flow figure from the links (the simulator's latency)
-// passes it so that one member's figure is every member's.
+// Private links are told apart by a *kind*: two private entries match when
+// their links' kinds are equal. link_kinds() numbers the distinct (capacity,
+// tag) pairs of a fabric once, so that folding a step compares one integer per
+// entry instead of looking up a capacity and a tag. `link_tag` (optional, per
+// link id) is a per-link figure the caller reads per flow (the simulator's
+// latency): matching it makes one member's figure every member's.
 RAILYARD_LAZY
-bool aggregate_step(const FlowStep& step, std::span<const double> caps, AggregatedStep& out,
-                    AggregateScratch& scratch, std::span<const double> link_tag = {}) {
+std::vector<int32_t> link_kinds(std::span<const double> caps, std::span<const double> link_tag = {}) {
+  std::vector<int32_t> kind(caps.size());
+  std::vector<std::pair<std::pair<double, double>, int32_t>> seen;  // (cap, tag) -> kind
+  for (size_t l = 0; l < caps.size(); ++l) {
+    const std::pair<double, double> key{caps[l], link_tag.empty() ? 0.0 : link_tag[l]};
+    auto it = std::lower_bound(seen.begin(), seen.end(), key,
+                               [](const auto& a, const auto& k) { return a.first < k; });
+    if (it == seen.end() || it->first != key)
+      it = seen.insert(it, {key, static_cast<int32_t>(seen.size())});
+    kind[l] = it->second;
+  }
+  return kind;
+}
+
+// Folds `step` into `out`; false (and `out` untouched) when the step has
+// arrivals. `kind` (link_kinds()) covers every link id of the step.
+RAILYARD_LAZY
+bool aggregate_step(const FlowStep& step, std::span<const int32_t> kind, AggregatedStep& out,
+                    AggregateScratch& scratch) {
   if (step.has_arrivals()) return false;
-  if (scratch.uses.size() < caps.size()) scratch.uses.resize(caps.size(), 0);
+  if (scratch.uses.size() < kind.size()) scratch.uses.resize(kind.size(), 0);
+  int32_t* const uses = scratch.uses.data();
   for (size_t i = 0; i < step.size(); ++i)
-    for (const int32_t l : step.links(i)) {
-      int32_t& u = scratch.uses[static_cast<size_t>(l)];
-      if (u++ == 0) scratch.touched.push_back(l);
-    }
-  auto shared = [&](int32_t l) { return scratch.uses[static_cast<size_t>(l)] > 1; };
+    for (const int32_t l : step.links(i))
+      if (uses[l]++ == 0) scratch.touched.push_back(l);
+  auto shared = [&](int32_t l) { return uses[l] > 1; };
+  const bool weighted_step = step.weighted();
   auto same_class = [&](size_t a, size_t b) {
     const std::span<const int32_t> la = step.links(a), lb = step.links(b);
     if (step.bytes(a) != step.bytes(b) || la.size() != lb.size()) return false;
     for (size_t k = 0; k < la.size(); ++k) {
-      if (step.weight(a, k) != step.weight(b, k)) return false;
-      const bool sa = shared(la[k]), sb = shared(lb[k]);
-      if (sa != sb) return false;
-      if (sa ? la[k] != lb[k]
-             : caps[static_cast<size_t>(la[k])] != caps[static_cast<size_t>(lb[k])] ||
-                   (!link_tag.empty() && link_tag[static_cast<size_t>(la[k])] !=
-                                             link_tag[static_cast<size_t>(lb[k])]))
+      if (weighted_step && step.weight(a, k) != step.weight(b, k)) return false;
+      if (la[k] == lb[k]) continue;  // the same link (shared, or both private: impossible)
+      if (shared(la[k]) || shared(lb[k]) || kind[static_cast<size_t>(la[k])] != kind[static_cast<size_t>(lb[k])])
         return false;
     }
     return true;
   };
 
-  out.quotient = FlowStep();
+  out.quotient.clear();
   out.members.clear();
-  out.class_of.assign(step.size(), -1);
+  out.class_of.resize(step.size());
   size_t slots = 16;
   while (slots < 2 * step.size()) slots *= 2;
   if (scratch.table.size() < slots) scratch.table.assign(slots, {0, -1});
@@ -137,15 +156,12 @@ bool aggregate_step(const FlowStep& step, std::span<const double> caps, Aggregat
   for (size_t i = 0; i < step.size(); ++i) {
     const std::span<const int32_t> ls = step.links(i);
     uint64_t h = detail::mix(ls.size(), std::bit_cast<uint64_t>(step.bytes(i)));
-    const bool weighted_step = step.weighted();
     for (size_t k = 0; k < ls.size(); ++k) {
       const int32_t l = ls[k];
-      // A shared link by id, a private one by its capacity's bits (never an id:
-      // ids are below 2^31, capacities' bit patterns of positive doubles above).
+      // A shared link by id, a private one by its kind (tagged by bit 40 so
+      // that kinds and ids never meet).
       uint64_t v = shared(l) ? static_cast<uint64_t>(l)
-                             : std::bit_cast<uint64_t>(caps[static_cast<size_t>(l)]);
-      if (!shared(l) && !link_tag.empty())
-        v ^= std::rotl(std::bit_cast<uint64_t>(link_tag[static_cast<size_t>(l)]), 17);
+                             : (uint64_t{1} << 40) | static_cast<uint64_t>(kind[static_cast<size_t>(l)]);
       if (weighted_step) v ^= std::rotl(std::bit_cast<uint64_t>(step.weight(i, k)), 32);
       h = detail::mix(h, v);
     }
@@ -175,13 +191,15 @@ bool aggregate_step(const FlowStep& step, std::span<const double> caps, Aggregat
     out.class_of[i] = c;
   }
   // Class c: its representative's links; shared entries weigh members·w.
-  bool weighted = step.weighted();
+  bool weighted = weighted_step;
   for (size_t c = 0; c < out.members.size() && !weighted; ++c)
     weighted = out.members[c] > 1;
   out.representative.assign(scratch.representative.begin(), scratch.representative.end());
+  out.shared_entry.clear();
   for (size_t c = 0; c < out.members.size(); ++c) {
     const auto r = static_cast<size_t>(scratch.representative[c]);
     const std::span<const int32_t> ls = step.links(r);
+    for (const int32_t l : ls) out.shared_entry.push_back(shared(l) ? 1 : 0);
     if (!weighted) {
       out.quotient.add(ls, step.bytes(r));
       continue;
@@ -194,9 +212,19 @@ bool aggregate_step(const FlowStep& step, std::span<const double> caps, Aggregat
   }
   for (const size_t slot : scratch.used_slots) scratch.table[slot] = {0, -1};
   scratch.used_slots.clear();
-  for (const int32_t l : scratch.touched) scratch.uses[static_cast<size_t>(l)] = 0;
+  for (const int32_t l : scratch.touched) uses[l] = 0;
   scratch.touched.clear();
   return true;
+}
+
+// The same with the kinds made on the spot from `caps` (Gb/s per link id) and
+// the optional `link_tag`: for one-off calls; a caller folding step after step
+// makes link_kinds() once.
+RAILYARD_LAZY
+bool aggregate_step(const FlowStep& step, std::span<const double> caps, AggregatedStep& out,
+                    AggregateScratch& scratch, std::span<const double> link_tag = {}) {
+  const std::vector<int32_t> kind = link_kinds(caps, link_tag);
+  return aggregate_step(step, std::span<const int32_t>(kind), out, scratch);
 }
 
 }  // namespace railyard::sim

@@ -460,6 +460,14 @@ std::optional<topology::Route> adaptive_link_weights(
   return first_route;
 }
 
+// A flow's links in a fixed buffer (the caller checks the room).
+struct SmallLinks {
+  std::array<int32_t, 32> v;
+  size_t n = 0;
+  void push_back(int32_t l) { v[n++] = l; }
+  [[nodiscard]] std::span<const int32_t> view() const { return {v.data(), n}; }
+};
+
 // Adaptive routing on a healthy, evenly wired fabric, folded by its symmetry:
 // a flow split evenly over a leaf's uplinks loads each of them by the same
 // fraction of its rate, so the leaf's uplinks behave as one link of their summed
@@ -490,8 +498,10 @@ struct AdaptiveBundles {
   }
   // The folded route between two NIC ports (host links included); false when
   // the network does not join them (no flow is added).
+  // Out: anything with push_back(int32_t) (at most 6 entries are pushed).
+  template <class Out>
   [[nodiscard]] bool route(const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort a,
-             NicPort b, std::vector<int32_t>& out) const {
+             NicPort b, Out& out) const {
     const SwitchIndex la = d.leaf_of(a), lb = d.leaf_of(b);
     const int32_t ga = group_of_leaf[static_cast<size_t>(la.value())];
     const int32_t gb = group_of_leaf[static_cast<size_t>(lb.value())];
@@ -815,11 +825,14 @@ RAILYARD_LAZY
   std::vector<int32_t> links;
   std::vector<collective::PhaseTransfer> pairwise_step;
   routing::NetworkCrossing crossing;  // the transfer being mapped (storage reused)
+  FlowStep step;  // the segment's flows (storage reused from step to step)
   AggregatedStep folded;
   AggregateScratch fold_scratch;
+  std::vector<size_t> fold_entry_scratch;  // per class: its first entry in the quotient
   // Per link, what it adds to a flow's latency (collective::flow_latency_us):
   // folded flows must agree on it over their private links.
   std::vector<double> latency_tag;
+  std::vector<int32_t> fold_kinds;  // link_kinds(sim_caps, latency_tag)
   if (options.aggregate) {
     latency_tag.resize(static_cast<size_t>(f.link_count()));
     std::vector<int32_t> one(1);
@@ -827,13 +840,14 @@ RAILYARD_LAZY
       one[0] = l;
       latency_tag[static_cast<size_t>(l)] = collective::flow_latency_us(f, one, options.latency);
     }
+    fold_kinds = link_kinds(sim_caps, latency_tag);
   }
 
   const std::vector<detail::Segment> segments = detail::merge_groups(traffic);
   ProgressMeter meter(options.progress, static_cast<int64_t>(segments.size()));
   for (const detail::Segment& seg : segments) {
     meter.update(rep.segments);
-    FlowStep step;
+    step.clear();
     crossings.clear();
     pending.clear();
     adaptive_pending.clear();
@@ -843,10 +857,10 @@ RAILYARD_LAZY
       const std::vector<routing::GpuEndpoint>& group = groups[static_cast<size_t>(g)];
       if (pairwise_all_to_all) {
         // Step k = ph + 1: rank r sends its block for (r + k) mod n.
-        pairwise_step.clear();
+        pairwise_step.resize(static_cast<size_t>(n));
         for (int32_t r = 0; r < n; ++r)
-          pairwise_step.push_back({r, static_cast<int32_t>((int64_t{r} + ph + 1) % n), 0,
-                                   static_cast<double>(bytes) / n});
+          pairwise_step[static_cast<size_t>(r)] = {r, static_cast<int32_t>((int64_t{r} + ph + 1) % n),
+                                                   0, static_cast<double>(bytes) / n};
       }
       for (const collective::PhaseTransfer& t :
            pairwise_all_to_all
@@ -867,14 +881,18 @@ RAILYARD_LAZY
             break;  // NVLink carries it once, whatever the planes
           }
           if (bundles.active) {
-            // One flow over the bundles; no per-connection state is needed.
-            links.clear();
-            for (LinkId l : x.prefix) links.push_back(l.value());
-            if (!bundles.route(d, f, x.src, x.dst, links))
+            // One flow over the bundles; no per-connection state is needed. The
+            // links go through a fixed buffer: this runs once per transfer of a
+            // 16k-GPU all-to-all (268M times), where vector growth checks showed.
+            detail::SmallLinks buf;
+            if (x.prefix.size() + 7 > buf.v.size())
+              return internal_error(str_cat("GPU-side path of ", x.prefix.size(), " links"));
+            for (LinkId l : x.prefix) buf.push_back(l.value());
+            if (!bundles.route(d, f, x.src, x.dst, buf))
               return failed_precondition_error(str_cat("every path from ", routing::port_name(x.src),
                                                        " to ", routing::port_name(x.dst), " is down"));
-            links.push_back(x.last.value());
-            step.add(std::span<const int32_t>(links), t.bytes / static_cast<double>(planes));
+            buf.push_back(x.last.value());
+            step.add(buf.view(), t.bytes / static_cast<double>(planes));
             continue;
           }
           const auto [cid, fresh] =
@@ -1002,7 +1020,8 @@ RAILYARD_LAZY
     // links, private ones of equal latency tag): one flow per class is timed,
     // unless multipath flows timed above could share a class with plain ones.
     const bool folded_step =
-        options.aggregate && aggregate_step(step, sim_caps, folded, fold_scratch, latency_tag);
+        options.aggregate && aggregate_step(step, std::span<const int32_t>(fold_kinds), folded,
+                                            fold_scratch);
     if (folded_step && single_path_flows == step.size()) {
       for (size_t c = 0; c < folded.classes(); ++c) {
         const double us = collective::flow_latency_us(
@@ -1048,22 +1067,64 @@ RAILYARD_LAZY
     stage.latency_sum_us += rpt * alpha;
     stage.mean_alpha_sum_us += rpt * (alpha_sum / flows_here + options.latency.step_overhead_us);
     stage.mean_transfer_us += rpt * finish_sum / flows_here;
-    stage.mean_transfer_analytic_us +=
-        rpt * collective::mean_flow_alone_us(sim_caps, step);
+    // A class's members are alone as fast as its representative (same shared
+    // links and weights, private links of the same capacity).
+    double mean_alone_us = 0;
+    if (folded_step) {
+      for (size_t c = 0; c < folded.classes(); ++c)
+        mean_alone_us += static_cast<double>(folded.members[c]) *
+                         collective::flow_alone_us(
+                             sim_caps, step, static_cast<size_t>(folded.representative[c]));
+      mean_alone_us /= std::max<double>(1.0, static_cast<double>(step.size()));
+    } else {
+      mean_alone_us = collective::mean_flow_alone_us(sim_caps, step);
+    }
+    stage.mean_transfer_analytic_us += rpt * mean_alone_us;
     rep.events += sr.events;
     rep.flows += static_cast<int64_t>(step.size());
     ++rep.segments;
     // Bytes per link over the run and, for the peak, in this step (one pass).
     const bool peak = options.keep_links && sr.time_us > 0;
-    for (size_t i = 0; i < step.size(); ++i) {
-      const std::span<const int32_t> ls = step.links(i);
-      for (size_t k = 0; k < ls.size(); ++k) {
-        const double moved = step.bytes(i) * step.weight(i, k);
-        link_bytes[static_cast<size_t>(ls[k])] += rpt * moved;
-        if (!peak) continue;
-        double& b = step_bytes[static_cast<size_t>(ls[k])];
-        if (b == 0) step_links.push_back(ls[k]);
-        b += moved;
+    auto add_shared = [&](int32_t l, double moved) {
+      link_bytes[static_cast<size_t>(l)] += rpt * moved;
+      if (!peak) return;
+      double& b = step_bytes[static_cast<size_t>(l)];
+      if (b == 0) step_links.push_back(l);
+      b += moved;
+    };
+    if (folded_step) {
+      // A shared link once per class (members × a member's bytes); a private
+      // link is crossed by this one entry in the step, so its step bytes are
+      // final and its peak is taken at once.
+      size_t entry = 0;
+      std::vector<size_t>& class_entry = fold_entry_scratch;
+      class_entry.assign(folded.classes(), 0);
+      for (size_t c = 0; c < folded.classes(); ++c) {
+        const auto r = static_cast<size_t>(folded.representative[c]);
+        const std::span<const int32_t> ls = step.links(r);
+        class_entry[c] = entry;
+        const auto m = static_cast<double>(folded.members[c]);
+        for (size_t k = 0; k < ls.size(); ++k, ++entry)
+          if (folded.shared_entry[entry] != 0) add_shared(ls[k], m * step.bytes(r) * step.weight(r, k));
+      }
+      for (size_t i = 0; i < step.size(); ++i) {
+        const std::span<const int32_t> ls = step.links(i);
+        const uint8_t* shared = folded.shared_entry.data() +
+                                class_entry[static_cast<size_t>(folded.class_of[i])];
+        for (size_t k = 0; k < ls.size(); ++k) {
+          if (shared[k] != 0) continue;
+          const auto l = static_cast<size_t>(ls[k]);
+          const double moved = step.bytes(i) * step.weight(i, k);
+          link_bytes[l] += rpt * moved;
+          if (peak && sim_caps[l] > 0)
+            peak_util[l] =
+                std::max(peak_util[l], moved / (sim_caps[l] * kBytesPerUsPerGbps * sr.time_us));
+        }
+      }
+    } else {
+      for (size_t i = 0; i < step.size(); ++i) {
+        const std::span<const int32_t> ls = step.links(i);
+        for (size_t k = 0; k < ls.size(); ++k) add_shared(ls[k], step.bytes(i) * step.weight(i, k));
       }
     }
     if (peak) {

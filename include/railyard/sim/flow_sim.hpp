@@ -126,6 +126,17 @@ class FlowStep {
     for (const SimFlow& f : flows) add(f.links, f.bytes);
   }
 
+  // Empties the step, keeping its storage (a caller building one step after
+  // another allocates only while the steps grow).
+  void clear() {
+    offsets_.assign(1, 0);
+    links_.clear();
+    weights_.clear();
+    bytes_.clear();
+    start_.clear();
+    bad_weights_flow_ = -1;
+    bad_weights_size_ = 0;
+  }
   void reserve(size_t flows, size_t total_links) {
     offsets_.reserve(flows + 1);
     bytes_.reserve(flows);
