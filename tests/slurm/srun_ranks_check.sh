@@ -23,17 +23,25 @@
 # `railyard export --format slurm-tree` (same pattern), and slurm.conf declares
 # every other node of the cluster State=FUTURE (no slurmd needed): a site that
 # uses both railyard files at once.
-# Each task prints SLURM_PROCID, SLURMD_NODENAME and SLURM_LOCALID (srun(1),
-# "OUTPUT ENVIRONMENT VARIABLES"): the rank, the node it runs on and its index
-# among the step's tasks on that node.
+# Each task prints SLURM_PROCID, SLURMD_NODENAME, SLURM_LOCALID (srun(1),
+# "OUTPUT ENVIRONMENT VARIABLES": the rank, the node it runs on, its index
+# among the step's tasks on that node) and CUDA_VISIBLE_DEVICES.
+#
+# GPUs: as root, each node also gets G GPUs in Slurm's GRES (GresTypes=gpu,
+# Gres=gpu:G, gres.conf File= pointing at G character devices made with
+# mknod, numbered like /dev/null: Slurm only needs device files), and the
+# steps ask for --gpus-per-task=1. Slurm's gres/gpu plugin then binds each
+# task to one GPU and sets CUDA_VISIBLE_DEVICES ("per_task ... Gpus are
+# assigned in order to tasks", srun(1) --gpu-bind). Without root (no mknod)
+# the GPU is checked through SLURM_LOCALID only, and the PASSED line says so.
 #
 # The expected placement is railyard's rank table, `railyard order --json`
 # (ranks[] {rank, host, gpu}), a different code path from the hostfile
 # writer, with host ids named by node_names.awk (from `railyard describe
 # --json`, not railyard's NodeNamer): task r must run on the node named for
-# ranks[r].host, with SLURM_LOCALID = ranks[r].gpu. No GPUs here, so the GPU is the local id: a program picks
-# cuda:SLURM_LOCALID (railyard gives a host's G ranks consecutive numbers and
-# GPUs 0..G-1 in rank order, and srun numbers a node's tasks in rank order).
+# ranks[r].host, with SLURM_LOCALID = ranks[r].gpu (a program picks
+# cuda:SLURM_LOCALID when it sees all the node's GPUs) and, with GRES GPUs,
+# CUDA_VISIBLE_DEVICES = ranks[r].gpu (the one GPU it sees).
 # The two orders must give different tables, and srun without the file
 # (its block distribution, in Slurm's node order) must not already match
 # railyard's, so a srun that ignored the file fails.
@@ -70,6 +78,11 @@ slurm_begin
 
 job_args=(--cluster "${spec}" --job "${plan}" --hosts "${hosts}")
 
+# GRES GPUs need device files; mknod needs root (CAP_MKNOD).
+gpu_gres=0
+mkdir -p "${work}/dev"
+if mknod "${work}/dev/gpu0" c 1 3 2>/dev/null; then gpu_gres=1; fi
+
 # --- Node names ---------------------------------------------------------------
 if ! "${railyard}" describe --cluster "${spec}" --json >"${work}/describe.json" \
   2>"${work}/describe.err"; then
@@ -89,7 +102,7 @@ expected_table() {
     cat "${work}/order.err" >&2
     fail "railyard order ${job_args[*]} --order ${order} --json failed"
   fi
-  awk -v names_file="${work}/names.txt" '
+  awk -v names_file="${work}/names.txt" -v cvd="${gpu_gres}" '
     BEGIN { while ((getline line < names_file) > 0) { split(line, f, " "); name[f[1] + 0] = f[2] } }
     /"ranks": \[/ { in_ranks = 1; next }
     in_ranks && /^  \]/ { in_ranks = 0 }
@@ -102,7 +115,7 @@ expected_table() {
       for (r = 0; r < n; r++) {
         if (!(r in host) || !(r in gpu)) { print "rank " r " missing" > "/dev/stderr"; exit 1 }
         if (!(host[r] in name)) { print "host " host[r] " has no name" > "/dev/stderr"; exit 1 }
-        printf "%d %s %d\n", r, name[host[r]], gpu[r]
+        printf "%d %s %d %s\n", r, name[host[r]], gpu[r], (cvd ? gpu[r] : "-")
       }
     }' "${work}/order-${order}.json" >"${out}" ||
     fail "cannot read the rank table of railyard order --order ${order} --json"
@@ -143,18 +156,29 @@ mapfile -t nodes <"${work}/nodes.txt"
 # --- slurm.conf, daemons ------------------------------------------------------
 # Ports: slurmctld, the default slurmd port (unused), one per node.
 slurm_free_ports $((node_count + 2))
-# Declared in reverse launch order: Slurm numbers nodes in slurm.conf order
-# and its default (block) distribution fills them in that order, so without
-# the file rank 0 would land on railyard's last host (checked below).
+# Declared in reverse launch order, so that slurm.conf's order is not
+# railyard's (Slurm sorts the names of a request anyway: srun(1) --nodefile).
 # NodeHostName/NodeAddr: every slurmd runs on this machine. config_overrides
 # keeps CPUs=G although the machine may have fewer cores.
+node_gres=""
+extra_lines=()
+if [[ ${gpu_gres} -eq 1 ]]; then
+  for ((g = 1; g < gpus; g++)); do
+    mknod "${work}/dev/gpu${g}" c 1 3 || fail "mknod ${work}/dev/gpu${g} failed"
+  done
+  node_gres=" Gres=gpu:${gpus}"
+  extra_lines+=("GresTypes=gpu")
+  # gres.conf is read from the directory of slurm.conf. AutoDetect=off: the
+  # devices are ours, not NVML's.
+  printf 'AutoDetect=off\nName=gpu File=%s/dev/gpu[0-%d]\n' "${work}" $((gpus - 1)) \
+    >"${work}/gres.conf"
+fi
 node_lines=()
 for ((i = node_count - 1; i >= 0; i--)); do
-  node_lines+=("NodeName=${nodes[i]} NodeHostName=localhost NodeAddr=127.0.0.1 Port=$((slurm_port + 2 + i)) CPUs=${gpus} State=UNKNOWN")
+  node_lines+=("NodeName=${nodes[i]} NodeHostName=localhost NodeAddr=127.0.0.1 Port=$((slurm_port + 2 + i)) CPUs=${gpus}${node_gres} State=UNKNOWN")
 done
 nodelist="$(scontrol show hostlist "$(IFS=,; echo "${nodes[*]}")")" ||
   fail "scontrol cannot compress ${nodes[*]}"
-extra_lines=()
 if [[ ${tree} -eq 1 ]]; then
   # topology.conf is read from the directory of slurm.conf.
   if ! "${railyard}" export --format slurm-tree --cluster "${spec}" --node-pattern "${pattern}" \
@@ -197,16 +221,20 @@ fi
 # submitting user.
 cat >"${work}/task.sh" <<'EOF'
 #!/bin/sh
-echo "${SLURM_PROCID} ${SLURMD_NODENAME} ${SLURM_LOCALID}"
+echo "${SLURM_PROCID} ${SLURMD_NODENAME} ${SLURM_LOCALID} ${CUDA_VISIBLE_DEVICES:--}"
 EOF
 chmod 0755 "${work}/task.sh"
+# The steps' GPU request.
+gpu_args=()
+[[ ${gpu_gres} -eq 1 ]] && gpu_args=(--gpus-per-task=1)
 
 # compare <what> <expected> <actual-unsorted>
 status=0
 compare() {
   local what="$1" expected="$2" actual="$3"
   LC_ALL=C sort -n -k1,1 "${actual}" >"${actual}.sorted"
-  if ! diff -u --label "railyard (rank node gpu)" --label "${what} (SLURM_PROCID SLURMD_NODENAME SLURM_LOCALID)" \
+  if ! diff -u --label "railyard (rank node gpu gpu|-)" \
+    --label "${what} (SLURM_PROCID SLURMD_NODENAME SLURM_LOCALID CUDA_VISIBLE_DEVICES)" \
     "${expected}" "${actual}.sorted" >"${actual}.diff"; then
     echo "${what}: tasks did not land where railyard put them:" >&2
     head -n 40 "${actual}.diff" >&2
@@ -219,7 +247,7 @@ compare() {
 run_srun() {
   local order="$1"
   if ! SLURM_HOSTFILE="${work}/hostfile-${order}" timeout 60 \
-    srun -n "${world}" --distribution=arbitrary --job-name="railyard-${order}" \
+    srun -n "${world}" --distribution=arbitrary "${gpu_args[@]}" --job-name="railyard-${order}" \
     "${work}/task.sh" >"${work}/srun-${order}.out" 2>"${work}/srun-${order}.err"; then
     cat "${work}/srun-${order}.err" >&2
     show_log "${work}/slurmctld.log"
@@ -233,7 +261,8 @@ run_srun naive
 # Control: the same step without the file (block distribution over the nodes
 # in slurm.conf order) must NOT match railyard's table, or the runs above
 # prove nothing.
-if ! timeout 60 srun -n "${world}" -N "${node_count}" -w "${nodelist}" --job-name=railyard-control \
+if ! timeout 60 srun -n "${world}" -N "${node_count}" -w "${nodelist}" "${gpu_args[@]}" \
+  --job-name=railyard-control \
   "${work}/task.sh" >"${work}/srun-control.out" 2>"${work}/srun-control.err"; then
   cat "${work}/srun-control.err" >&2
   fail "srun -n ${world} -w ${nodelist} (no hostfile) failed"
@@ -241,7 +270,9 @@ fi
 LC_ALL=C sort -n -k1,1 "${work}/srun-control.out" >"${work}/srun-control.sorted"
 [[ "$(wc -l <"${work}/srun-control.sorted")" -eq "${world}" ]] ||
   fail "srun without a hostfile started $(wc -l <"${work}/srun-control.sorted") tasks, not ${world}"
-if cmp -s "${work}/expected-railyard.txt" "${work}/srun-control.sorted"; then
+# Placement only (rank node local-id): GPUs follow the local id either way.
+if cmp -s <(cut -d' ' -f1-3 "${work}/expected-railyard.txt") \
+  <(cut -d' ' -f1-3 "${work}/srun-control.sorted"); then
   fail "srun without SLURM_HOSTFILE already puts every rank where railyard does: the check cannot" \
     "tell whether srun follows the file"
 fi
@@ -250,9 +281,9 @@ control_first="$(head -n 1 "${work}/srun-control.sorted")"
 # In a batch allocation of the job's nodes (how a training job is submitted):
 # the file orders the step's tasks within the allocation. Polled here rather
 # than with `sbatch --wait`, whose poll interval starts at 2 s.
-if ! jobid="$(sbatch --parsable -N "${node_count}" -w "${nodelist}" -n "${world}" \
+if ! jobid="$(sbatch --parsable -N "${node_count}" -w "${nodelist}" -n "${world}" "${gpu_args[@]}" \
   --job-name=railyard-batch --output="${work}/sbatch.out" --error="${work}/sbatch.err" \
-  --wrap "SLURM_HOSTFILE='${work}/hostfile-railyard' srun -n ${world} -m arbitrary '${work}/task.sh'" \
+  --wrap "SLURM_HOSTFILE='${work}/hostfile-railyard' srun -n ${world} -m arbitrary ${gpu_args[*]} '${work}/task.sh'" \
   2>"${work}/sbatch.submit.err")"; then
   cat "${work}/sbatch.submit.err" >&2
   fail "sbatch -N ${node_count} -w ${nodelist} was refused"
@@ -277,7 +308,13 @@ compare "sbatch + srun, railyard hostfile" "${work}/expected-railyard.txt" "${wo
 
 first="$(head -n 1 "${work}/expected-railyard.txt")"
 first_naive="$(head -n 1 "${work}/expected-naive.txt")"
-echo "PASSED: ${world} ranks on ${node_count} slurmd (${nodelist}, ${gpus} per node) where railyard put them:" \
+if [[ ${gpu_gres} -eq 1 ]]; then
+  gpu_note="GPU = SLURM_LOCALID = CUDA_VISIBLE_DEVICES (--gpus-per-task=1 on ${gpus} GRES GPUs per node)"
+else
+  gpu_note="GPU = SLURM_LOCALID only (no GRES GPUs: mknod needs root)"
+fi
+echo "PASSED: ${world} ranks on ${node_count} slurmd (${nodelist}, ${gpus} per node) where railyard put them," \
+  "${gpu_note}:" \
   "srun and sbatch+srun with the railyard hostfile (rank ${first}), srun with the naive one (rank ${first_naive});" \
   "without a file srun puts rank ${control_first}" \
   "($(srun -V 2>/dev/null))"
