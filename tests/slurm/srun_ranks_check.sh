@@ -93,8 +93,9 @@ awk -v pattern="${pattern}" -f "${here}/node_names.awk" "${work}/describe.json" 
   >"${work}/names.txt" || fail "could not work out the node names for ${spec} (pattern ${pattern})"
 
 # --- railyard's tables and hostfiles ----------------------------------------
-# expected_table <order> <out>: lines `rank node gpu`, rank order, from
-# `railyard order --json` (the JSON writer puts one key per line).
+# expected_table <order> <out>: lines `rank node gpu cvd`, rank order, from
+# `railyard order --json` (the JSON writer puts one key per line); cvd, the
+# expected CUDA_VISIBLE_DEVICES, is the GPU with GRES GPUs and `-` without.
 expected_table() {
   local order="$1" out="$2"
   if ! "${railyard}" order "${job_args[@]}" --order "${order}" --json \
