@@ -11,8 +11,9 @@
 #
 # Missing Debian packages are installed when running as root; otherwise the
 # script names them and stops. In test mode, as root, it also tries to install
-# Slurm's controller and munge for the slurmctld check (tests/slurm); if that
-# fails the script goes on and those tests report themselves skipped.
+# Slurm's controller, node daemon and munge for the real-Slurm checks
+# (tests/slurm); if that fails the script goes on and those tests report
+# themselves skipped.
 set -euo pipefail
 
 # The main job's subcommand: `railyard plan`, the whole pipeline on the embedded
@@ -25,8 +26,8 @@ readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev)
 readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev librsvg2-bin)
 # Seconds each fuzz target runs in the test pass (cmake/fuzz.sh runs two at a time).
 RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
-# Optional: slurmctld, scontrol and munged for tests/slurm.
-readonly SLURM_TEST_PACKAGES=(slurmctld slurm-client munge)
+# Optional: slurmctld, slurmd, scontrol/srun/sbatch and munged for tests/slurm.
+readonly SLURM_TEST_PACKAGES=(slurmctld slurmd slurm-client munge)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -86,7 +87,7 @@ try_packages() {
   [[ ${#missing[@]} -eq 0 ]] && return 0
 
   if [[ "$(id -u)" -eq 0 ]]; then
-    echo "quickstart: installing ${missing[*]} (optional, for the slurmctld check)"
+    echo "quickstart: installing ${missing[*]} (optional, for the Slurm checks)"
     if apt-get update && DEBIAN_FRONTEND=noninteractive \
       apt-get install -y --no-install-recommends "${missing[@]}"; then
       return 0

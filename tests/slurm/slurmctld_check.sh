@@ -34,8 +34,8 @@
 #     every leaf-level switch; tiers=3: pod<N> above the leaf-level switches of
 #     each pod and `core` above the pods;
 #   * numbers zero-padded to the digit count of the largest one;
-#   * node names from the pattern (default node{host:04}); {f:0N} pads to
-#     max(N, digits of the largest value of f).
+#   * node names from the pattern (default node{host:04}), worked out by
+#     node_names.awk.
 # Slurm numbers levels from 0 at the leaves; railyard from 1. The comparison
 # uses railyard's numbering (Slurm's Level + 1).
 #
@@ -43,17 +43,13 @@
 # no python3).
 set -euo pipefail
 
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source-path=SCRIPTDIR source=slurm_env.sh
+source "${here}/slurm_env.sh"
+
 usage() {
   echo "usage: bash slurmctld_check.sh <railyard-binary> <cluster-spec> [<node-pattern>]" >&2
   exit 2
-}
-fail() {
-  echo "FAILED: $*" >&2
-  exit 1
-}
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
 }
 
 [[ $# -eq 2 || $# -eq 3 ]] || usage
@@ -68,67 +64,9 @@ fi
 
 [[ -x "${railyard}" ]] || fail "railyard binary '${railyard}' is not executable"
 
-# --- Prerequisites ---------------------------------------------------------
-# Debian installs slurmctld and munged under /usr/sbin, which a non-root PATH
-# may lack.
-PATH="${PATH}:/usr/sbin:/sbin"
-missing=()
-for tool in slurmctld scontrol munged; do
-  command -v "${tool}" >/dev/null 2>&1 || missing+=("${tool}")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  skip "${missing[*]} not installed (Debian: apt-get install slurmctld slurm-client munge)"
-fi
-
-# --- Temporary directory and cleanup ---------------------------------------
-work="$(mktemp -d "${TMPDIR:-/tmp}/railyard-slurm.XXXXXX")"
-ctld_pid=""
-cleanup() {
-  local rc=$?
-  if [[ -n "${ctld_pid}" ]] && kill -0 "${ctld_pid}" 2>/dev/null; then
-    kill -TERM "${ctld_pid}" 2>/dev/null || true
-    for _ in $(seq 1 50); do
-      kill -0 "${ctld_pid}" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "${ctld_pid}" 2>/dev/null || true
-    wait "${ctld_pid}" 2>/dev/null || true
-  fi
-  if [[ -s "${work}/munged.pid" ]]; then
-    local mpid
-    mpid="$(cat "${work}/munged.pid")"
-    if kill -0 "${mpid}" 2>/dev/null; then
-      kill -TERM "${mpid}" 2>/dev/null || true
-      for _ in $(seq 1 50); do
-        kill -0 "${mpid}" 2>/dev/null || break
-        sleep 0.1
-      done
-      kill -KILL "${mpid}" 2>/dev/null || true
-    fi
-  fi
-  if [[ "${RAILYARD_SLURM_KEEP:-0}" == 1 ]]; then
-    echo "kept ${work}" >&2
-  else
-    rm -rf "${work}"
-  fi
-  exit "${rc}"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-# munged wants the directory holding its socket to be searchable by everyone.
-chmod 0711 "${work}"
-mkdir -p "${work}/state" "${work}/spool"
-export SLURM_CONF="${work}/slurm.conf"
-user="$(id -un)"
-
-# On failure: show the tail of a log.
-show_log() {
-  if [[ -s "$1" ]]; then
-    echo "--- last lines of $1:" >&2
-    tail -n 30 "$1" >&2
-  fi
-}
+# --- Prerequisites and the temporary directory -----------------------------
+slurm_require slurmctld scontrol munged
+slurm_begin
 
 # --- topology.conf ---------------------------------------------------------
 topo="${work}/topology.conf"
@@ -152,7 +90,11 @@ if ! "${railyard}" describe --cluster "${spec}" --json >"${work}/describe.json" 
   cat "${work}/describe.err" >&2
   fail "railyard describe --cluster ${spec} --json failed"
 fi
-if ! awk -v pattern="${pattern}" '
+if ! awk -v pattern="${pattern}" -f "${here}/node_names.awk" "${work}/describe.json" \
+  >"${work}/names.txt"; then
+  fail "could not work out the node names for ${spec} (pattern ${pattern})"
+fi
+if ! awk -v names_file="${work}/names.txt" '
   function die(msg) { print "expected tree: " msg > "/dev/stderr"; bad = 1; exit 1 }
   function digits(n) { return length(sprintf("%d", n)) }
   function pad(prefix, n, count,   w) {
@@ -185,39 +127,11 @@ if ! awk -v pattern="${pattern}" '
       die("describe --json lacks kind/hosts/sus/pods/planes/nvlink_domains/switches.leaf/tiers")
     hosts_per_su = hosts / sus; sus_per_pod = sus / pods; hosts_per_domain = hosts / domains
 
-    # Node names from the pattern.
-    np = 0; lit = ""; rest = pattern
-    while ((i = index(rest, "{")) > 0) {
-      lit = lit substr(rest, 1, i - 1); rest = substr(rest, i + 1)
-      j = index(rest, "}"); if (j == 0) die("unbalanced { in " pattern)
-      body = substr(rest, 1, j - 1); rest = substr(rest, j + 1)
-      np++; plit[np] = lit; lit = ""
-      c = index(body, ":")
-      pfield[np] = c ? substr(body, 1, c - 1) : body
-      pwidth[np] = c ? substr(body, c + 1) + 0 : 0
-      if (pfield[np] !~ /^(host|su|pod|slot|domain)$/) die("unknown placeholder " body)
+    # Node names, from node_names.awk.
+    while ((getline line < names_file) > 0) {
+      split(line, f, " "); node[f[1] + 0] = f[2]; named++
     }
-    tail = lit rest
-    if (np == 0) die("no placeholder in " pattern)
-    for (h = 0; h < hosts; h++) {
-      v["host"] = h; v["su"] = int(h / hosts_per_su); v["pod"] = int(v["su"] / sus_per_pod)
-      v["slot"] = h % hosts_per_su; v["domain"] = int(h / hosts_per_domain)
-      if (h == hosts - 1) for (f in v) vmax[f] = v[f]
-      for (f in v) hv[h, f] = v[f]
-    }
-    vmax["slot"] = hosts_per_su - 1
-    for (h = 0; h < hosts; h++) {
-      name = ""
-      for (p = 1; p <= np; p++) {
-        x = hv[h, pfield[p]]
-        if (pwidth[p] > 0) {
-          w = pwidth[p]; if (digits(vmax[pfield[p]]) > w) w = digits(vmax[pfield[p]])
-          x = sprintf("%0" w "d", x)
-        }
-        name = name plit[p] x
-      }
-      node[h] = name tail
-    }
+    if (named != hosts) die("node_names.awk named " named " of " hosts " hosts")
 
     # Leaf-level switches.
     tor = (kind == "tor_fat_tree")
@@ -252,9 +166,8 @@ fi
 # --- slurm.conf ------------------------------------------------------------
 # Nodes are the ones topology.conf names (expanded by Slurm, duplicates
 # dropped), declared State=FUTURE: FUTURE nodes need no name resolution and
-# no slurmd. Until slurm.conf is complete a two-line file lets scontrol
-# expand hostlists.
-printf 'ClusterName=railyard\nSlurmctldHost=localhost\n' >"${SLURM_CONF}"
+# no slurmd. Until slurm.conf is complete, scontrol expands hostlists with
+# the two-line file slurm_begin wrote.
 : >"${work}/nodes.txt"
 while IFS= read -r expr; do
   scontrol show hostnames "${expr}" >>"${work}/nodes.txt" ||
@@ -272,85 +185,14 @@ for ((i = 0; i < ${#all_nodes[@]}; i += 256)); do
   node_lines+="${node_lines:+$'\n'}NodeName=${expr} State=FUTURE CPUs=1"
 done
 
-# A free loopback port for slurmctld (bash's /dev/tcp connects if taken).
-port=""
-base=$((20000 + $$ % 10000))
-for try in $(seq 0 49); do
-  candidate=$((base + try * 2))
-  if ! (exec 3<>"/dev/tcp/127.0.0.1/${candidate}") 2>/dev/null &&
-    ! (exec 3<>"/dev/tcp/127.0.0.1/$((candidate + 1))") 2>/dev/null; then
-    port="${candidate}"
-    break
-  fi
-done
-[[ -n "${port}" ]] || fail "no free port near ${base}"
+slurm_free_ports 2
+slurm_write_conf "TopologyPlugin=topology/tree" "${node_lines}" \
+  "PartitionName=all Nodes=ALL Default=YES State=UP"
 
-cat >"${SLURM_CONF}" <<EOF
-# Written by railyard tests/slurm/slurmctld_check.sh for ${spec}
-ClusterName=railyard
-SlurmctldHost=localhost
-SlurmctldPort=${port}
-SlurmdPort=$((port + 1))
-AuthType=auth/munge
-AuthInfo=socket=${work}/munge.socket
-CredType=cred/munge
-SlurmUser=${user}
-SlurmdUser=${user}
-StateSaveLocation=${work}/state
-SlurmdSpoolDir=${work}/spool
-SlurmctldLogFile=${work}/slurmctld.log
-SlurmctldPidFile=${work}/slurmctld.pid
-SlurmdPidFile=${work}/slurmd.pid
-SlurmctldDebug=info
-MailProg=/bin/true
-SelectType=select/cons_tres
-TopologyPlugin=topology/tree
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-ReturnToService=2
-${node_lines}
-PartitionName=all Nodes=ALL Default=YES State=UP
-EOF
-
-# --- munged ----------------------------------------------------------------
-# Its own key, socket, pid, log and seed files; it daemonizes once the socket
-# is ready and refuses to start (non-zero exit) otherwise.
-if command -v mungekey >/dev/null 2>&1; then
-  mungekey --create --keyfile="${work}/munge.key" --bits=1024 >/dev/null 2>&1 ||
-    fail "mungekey could not create ${work}/munge.key"
-else
-  dd if=/dev/urandom of="${work}/munge.key" bs=1 count=1024 status=none
-fi
-chmod 0600 "${work}/munge.key"
-if ! munged --key-file="${work}/munge.key" --socket="${work}/munge.socket" \
-  --pid-file="${work}/munged.pid" --log-file="${work}/munged.log" \
-  --seed-file="${work}/munged.seed" 2>"${work}/munged.err"; then
-  cat "${work}/munged.err" >&2
-  show_log "${work}/munged.log"
-  fail "munged did not start"
-fi
-
-# --- slurmctld -------------------------------------------------------------
+# --- munged and slurmctld ---------------------------------------------------
 # topology.conf is read from the directory of slurm.conf.
-slurmctld -D -c -f "${SLURM_CONF}" >"${work}/slurmctld.out" 2>&1 &
-ctld_pid=$!
-up=0
-for _ in $(seq 1 150); do # 30 s
-  if ! kill -0 "${ctld_pid}" 2>/dev/null; then
-    show_log "${work}/slurmctld.out"
-    fail "slurmctld exited during start-up"
-  fi
-  if scontrol ping 2>/dev/null | grep -q ' is UP'; then
-    up=1
-    break
-  fi
-  sleep 0.2
-done
-if [[ ${up} -ne 1 ]]; then
-  show_log "${work}/slurmctld.log"
-  fail "slurmctld did not answer scontrol ping within 30 s"
-fi
+slurm_start_munged
+slurm_start_slurmctld
 
 if ! scontrol show topology >"${work}/topology.out" 2>"${work}/topology.err"; then
   cat "${work}/topology.err" >&2
