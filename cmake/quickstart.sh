@@ -27,6 +27,9 @@ readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev li
 RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
 # Optional: slurmctld, scontrol and munged for tests/slurm.
 readonly SLURM_TEST_PACKAGES=(slurmctld slurm-client munge)
+# Optional: Go for examples/go, the cgo program over the C API (c.go_example is
+# skipped without it).
+readonly GO_TEST_PACKAGES=(golang-go)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -100,6 +103,7 @@ try_packages() {
 
 if [[ "${mode}" == "test" ]]; then
   try_packages "${SLURM_TEST_PACKAGES[@]}"
+  try_packages "${GO_TEST_PACKAGES[@]}"
 fi
 
 # --- Build helpers ---------------------------------------------------------
