@@ -150,7 +150,8 @@ typedef struct railyard_cluster railyard_cluster;
 /* *out = a cluster from a spec string or preset name ("h100-1024",
  * "rail_fat_tree:hosts=256,oversub=2:1"; docs/cluster-spec.md). node_pattern
  * names the hosts (NULL or "": "node{host:04}"; placeholders {host} {su} {pod}
- * {slot} {domain}, docs/cli.md). O(1): the fabric is built on first use.
+ * {slot} {domain}, docs/cluster-spec.md#numbering). O(hosts) for the names;
+ * the fabric is built on first use.
  * EINVAL (message naming spec or node_pattern) with *out = NULL and the
  * message also in err (NUL-terminated, truncated to err_len; NULL/0: not
  * copied). Thread-safe. */
