@@ -454,30 +454,33 @@ int railyard_order_nodes(const railyard_order* order, int32_t* hosts, size_t cap
   });
 }
 
+// These two read a table and allocate nothing on success; the error paths
+// format a message, which may allocate, so they too run under guarded()
+// (a try block costs nothing until something throws).
 int railyard_order_rank(const railyard_order* order, int64_t rank, railyard_rank* out) noexcept {
-  if (order == nullptr) return null_argument("order");
-  if (out == nullptr) return null_argument("out");
-  const int64_t world = order->placement.plan.world();
-  if (rank < 0 || rank >= world)
-    return guarded([&]() -> int {
+  return guarded([&]() -> int {
+    if (order == nullptr) return null_argument("order");
+    if (out == nullptr) return null_argument("out");
+    const int64_t world = order->placement.plan.world();
+    if (rank < 0 || rank >= world)
       return fail(ry::invalid_field("rank", ry::str_cat(rank),
                                     ry::str_cat("out of range (the job has ranks 0..", world - 1, ")")));
-    });
-  fill_rank(*order, rank, out);
-  return RAILYARD_OK;
+    fill_rank(*order, rank, out);
+    return RAILYARD_OK;
+  });
 }
 
 int railyard_order_table(const railyard_order* order, railyard_rank* out,
                          size_t capacity) noexcept {
-  if (order == nullptr) return null_argument("order");
-  const int64_t world = order->placement.plan.world();
-  if (out == nullptr || capacity < static_cast<size_t>(world))
-    return guarded([&]() -> int {
+  return guarded([&]() -> int {
+    if (order == nullptr) return null_argument("order");
+    const int64_t world = order->placement.plan.world();
+    if (out == nullptr || capacity < static_cast<size_t>(world))
       return fail(RAILYARD_ERANGE,
                   ry::str_cat("capacity=", capacity, ": the job has ", world, " ranks"));
-    });
-  for (int64_t r = 0; r < world; ++r) fill_rank(*order, r, &out[r]);
-  return RAILYARD_OK;
+    for (int64_t r = 0; r < world; ++r) fill_rank(*order, r, &out[r]);
+    return RAILYARD_OK;
+  });
 }
 
 // ---- Multi-tenant placement --------------------------------------------------

@@ -9,6 +9,7 @@
  * its definition. Prints one summary line and exits 0, or prints every failed
  * check and exits 1. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -732,6 +733,66 @@ static void test_simulate(void) {
   EXPECT_ERROR(railyard_simulate(h100, &req, NULL), RAILYARD_EINVAL, "out=(null)");
 }
 
+/* ---- Threads ------------------------------------------------------------- */
+/* One fresh cluster used by four threads at once: the first calls that need
+ * its fabric (CC, the advisor) race to build it; each thread's failing call
+ * leaves its own message in its own last-error buffer. */
+typedef struct thread_case {
+  railyard_cluster* cluster;
+  int index;
+  int ok;
+} thread_case;
+
+static void* thread_body(void* arg) {
+  thread_case* t = (thread_case*)arg;
+  railyard_cc_request req;
+  railyard_cc_settings cc;
+  railyard_order* o = NULL;
+  railyard_advisor* adv = NULL;
+  railyard_rank r;
+  char bad[32], expected[64];
+  int32_t ids[4];
+  size_t n = 0;
+  int i;
+  t->ok = 1;
+  memset(&req, 0, sizeof req);
+  req.incast = 2 + t->index;
+  snprintf(bad, sizeof bad, "node9%03d", t->index);
+  snprintf(expected, sizeof expected, "hosts=%s", bad);
+  for (i = 0; i < 3; ++i) {
+    t->ok &= railyard_cc_recommend(t->cluster, &req, &cc, NULL, 0, NULL) == RAILYARD_OK &&
+             cc.incast == 2 + t->index;
+    t->ok &= railyard_cluster_advisor(t->cluster, NULL, (uint32_t)t->index, &adv, NULL, 0) ==
+             RAILYARD_OK;
+    railyard_advisor_destroy(adv);
+    t->ok &= railyard_order_ranks(t->cluster, "tp=8,dp=4", NULL, 0, 0, &o) == RAILYARD_OK;
+    t->ok &= railyard_order_rank(o, 31, &r) == RAILYARD_OK && r.host == 3 && r.gpu == 7;
+    railyard_order_destroy(o);
+    t->ok &= railyard_cluster_parse_hosts(t->cluster, bad, ids, 4, &n) == RAILYARD_ENOTFOUND;
+    t->ok &= starts_with(railyard_last_error(), expected);
+  }
+  return NULL;
+}
+
+static void test_threads(void) {
+  railyard_cluster* c = NULL;
+  pthread_t threads[4];
+  thread_case cases[4];
+  int i;
+  EXPECT(railyard_cluster_create("h100-1024-2to1", NULL, &c, NULL, 0) == RAILYARD_OK);
+  for (i = 0; i < 4; ++i) {
+    cases[i].cluster = c;
+    cases[i].index = i;
+    cases[i].ok = 0;
+    EXPECT(pthread_create(&threads[i], NULL, thread_body, &cases[i]) == 0);
+  }
+  for (i = 0; i < 4; ++i) {
+    EXPECT(pthread_join(threads[i], NULL) == 0);
+    EXPECT(cases[i].ok == 1);
+  }
+  railyard_cluster_destroy(c);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: railyard_c_test <tests/data/cables directory>\n");
@@ -746,6 +807,7 @@ int main(int argc, char** argv) {
   test_advisor();
   test_cc();
   test_simulate();
+  test_threads();
   railyard_cluster_destroy(h100);
   railyard_cluster_destroy(cables);
   if (failures == 0)
