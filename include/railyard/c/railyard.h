@@ -17,7 +17,7 @@
  *   railyard_order* o;
  *   if (railyard_order_ranks(c, "tp=8,pp=4,dp=4", hosts, n, 0, &o) != RAILYARD_OK)
  *     fprintf(stderr, "railyard: %s\n", railyard_last_error());
- *   railyard_order_info info; railyard_order_get_info(o, &info);  // info.order = "tp-dp-pp-cp-ep"
+ *   railyard_order_info info; railyard_order_get_info(o, &info);  // info.order: Megatron order
  *   railyard_rank r; railyard_order_rank(o, 17, &r);        // r.host, r.gpu, r.tp ... r.pp
  *   railyard_order_destroy(o);
  *
