@@ -161,9 +161,10 @@ RAILYARD_C_API int railyard_cluster_create(const char* spec, const char* node_pa
 
 /* *out = a cluster fitted from a fabric file's text (docs/import.md): format
  * "cables" (a cable list, one row a_node,a_port,b_node,b_port[,gbps] per
- * cable, e.g. from LLDP neighbour tables) or "ibnetdiscover" (its output). Hosts get the file's names;
- * hosts with a missing or miswired host cable are drained (no allocator gives
- * them out), missing and miswired cables are down in simulations. `text` need
+ * cable, e.g. from LLDP neighbour tables) or "ibnetdiscover" (its output).
+ * Hosts get the file's names; hosts with a missing or miswired host cable are
+ * drained (no allocator gives them out), missing and miswired cables are down
+ * in simulations. `text` need
  * not be NUL-terminated (text_len bytes are read). EINVAL for an unknown
  * format or a file railyard cannot fit (the message names the line or the
  * problem); *out and err as railyard_cluster_create. Thread-safe. */
