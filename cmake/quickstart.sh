@@ -28,6 +28,9 @@ readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev li
 RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
 # Optional: slurmctld, slurmd, scontrol/srun/sbatch and munged for tests/slurm.
 readonly SLURM_TEST_PACKAGES=(slurmctld slurmd slurm-client munge)
+# Optional: Go for examples/go, the cgo program over the C API (c.go_example is
+# skipped without it).
+readonly GO_TEST_PACKAGES=(golang-go)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -87,20 +90,21 @@ try_packages() {
   [[ ${#missing[@]} -eq 0 ]] && return 0
 
   if [[ "$(id -u)" -eq 0 ]]; then
-    echo "quickstart: installing ${missing[*]} (optional, for the Slurm checks)"
+    echo "quickstart: installing ${missing[*]} (optional: tests that need them report themselves skipped without them)"
     if apt-get update && DEBIAN_FRONTEND=noninteractive \
       apt-get install -y --no-install-recommends "${missing[@]}"; then
       return 0
     fi
-    echo "quickstart: could not install ${missing[*]}; the slurm tests will be skipped" >&2
+    echo "quickstart: could not install ${missing[*]}; the tests that need them will be skipped" >&2
   else
-    echo "quickstart: ${missing[*]} not installed; the slurm tests will be skipped" \
+    echo "quickstart: ${missing[*]} not installed; the tests that need them will be skipped" \
       "(sudo apt-get install ${missing[*]} to run them)" >&2
   fi
 }
 
 if [[ "${mode}" == "test" ]]; then
   try_packages "${SLURM_TEST_PACKAGES[@]}"
+  try_packages "${GO_TEST_PACKAGES[@]}"
 fi
 
 # --- Build helpers ---------------------------------------------------------
@@ -189,10 +193,13 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # 30-50 s each instrumented; its code runs instrumented in the library tests and
 # in the cli.cc_simulate_json/_svg runs), not those labelled optimized_only (the
 # README's examples, whose commands the cli.* tests run instrumented), and a
-# quarter of each random sweep (tests/support/budget.hpp).
+# quarter of each random sweep (tests/support/budget.hpp). Not the C API
+# (librailyard_c.so, ~100 s of compiling for one translation unit): it is glue
+# over code these tests instrument, and the optimized pass tests it.
 run_pass "asan+ubsan" build-asan "-LE packaging|long_simulation|optimized_only" "" -- \
   -DCMAKE_BUILD_TYPE=Debug \
   -DRAILYARD_HEADER_CHECK=OFF \
+  -DRAILYARD_BUILD_C_API=OFF \
   -DRAILYARD_BUILD_TESTS=ON \
   -DRAILYARD_BUILD_EXAMPLES=ON \
   -DRAILYARD_BUILD_BENCH=OFF \

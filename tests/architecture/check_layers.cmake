@@ -3,7 +3,7 @@
 # it, never one above.
 #   cmake -DINCLUDE_DIR=<repo>/include -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
-set(order core topology collective placement routing sim cc tune pipeline report export plugin)
+set(order core topology collective placement routing sim cc tune pipeline report export plugin c)
 file(GLOB_RECURSE headers RELATIVE "${INCLUDE_DIR}/railyard"
   "${INCLUDE_DIR}/railyard/*.hpp" "${INCLUDE_DIR}/railyard/*.h")
 set(violations)

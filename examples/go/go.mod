@@ -1,0 +1,3 @@
+module railyard.example/podorder
+
+go 1.19
