@@ -11,8 +11,10 @@
 #
 # Missing Debian packages are installed when running as root; otherwise the
 # script names them and stops. In test mode, as root, it also tries to install
-# Slurm's controller and munge for the slurmctld check (tests/slurm); if that
-# fails the script goes on and those tests report themselves skipped.
+# Slurm's controller and munge for the slurmctld check (tests/slurm), and
+# pybind11 and PyTorch for the Python package and its real torchrun test
+# (tests/python); if that fails the script goes on and those tests report
+# themselves skipped.
 set -euo pipefail
 
 # The main job's subcommand: `railyard plan`, the whole pipeline on the embedded
@@ -27,6 +29,10 @@ readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev li
 RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
 # Optional: slurmctld, scontrol and munged for tests/slurm.
 readonly SLURM_TEST_PACKAGES=(slurmctld slurm-client munge)
+# Optional: the Python package (pybind11, Python's headers), and PyTorch for its
+# real torchrun test (tests/python; python3-torch is ~50 MB to download).
+readonly PYTHON_TEST_PACKAGES=(python3-dev pybind11-dev python3-pybind11)
+readonly TORCH_TEST_PACKAGES=(python3-torch)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -77,29 +83,33 @@ ensure_packages() {
 
 ensure_packages "${packages[@]}"
 
-# try_packages <pkg>...: like ensure_packages, but for optional packages: a
-# failed install, or not being root, only prints a note.
+# try_packages <purpose> <pkg>...: like ensure_packages, but for optional
+# packages: a failed install, or not being root, only prints a note.
 try_packages() {
+  local purpose="$1"
+  shift
   command -v dpkg-query >/dev/null 2>&1 || return 0
   local missing=()
   read -r -a missing <<<"$(missing_packages "$@")"
   [[ ${#missing[@]} -eq 0 ]] && return 0
 
   if [[ "$(id -u)" -eq 0 ]]; then
-    echo "quickstart: installing ${missing[*]} (optional, for the slurmctld check)"
+    echo "quickstart: installing ${missing[*]} (optional, for ${purpose})"
     if apt-get update && DEBIAN_FRONTEND=noninteractive \
       apt-get install -y --no-install-recommends "${missing[@]}"; then
       return 0
     fi
-    echo "quickstart: could not install ${missing[*]}; the slurm tests will be skipped" >&2
+    echo "quickstart: could not install ${missing[*]}; ${purpose} will be skipped" >&2
   else
-    echo "quickstart: ${missing[*]} not installed; the slurm tests will be skipped" \
+    echo "quickstart: ${missing[*]} not installed; ${purpose} will be skipped" \
       "(sudo apt-get install ${missing[*]} to run them)" >&2
   fi
 }
 
 if [[ "${mode}" == "test" ]]; then
-  try_packages "${SLURM_TEST_PACKAGES[@]}"
+  try_packages "the slurmctld check" "${SLURM_TEST_PACKAGES[@]}"
+  try_packages "the Python tests" "${PYTHON_TEST_PACKAGES[@]}"
+  try_packages "the torchrun test" "${TORCH_TEST_PACKAGES[@]}"
 fi
 
 # --- Build helpers ---------------------------------------------------------
