@@ -3,10 +3,10 @@
 PyTorch 1.13 -- Debian 12's python3-torch -- parses --redirects and --tee with
 ``Std.from_str``, which looks the number up by iterating the ``Std`` IntFlag
 (torch/distributed/elastic/multiprocessing/api.py, ``to_std``). Since Python
-3.11, iterating a Flag yields only its canonical one-bit members, not NONE (0)
-or ALL (3) (Python 3.11 "What's New", enum: "Changed Flag to only yield
-canonical members when iterated"), so every value of the defaults "0" comes back
-None and the agent dies in ``to_map`` ("'NoneType' object has no attribute
+3.11, iterating a Flag yields only its canonical single-bit members, not NONE (0)
+or the multi-bit ALL (3) (CPython bpo-38250, "[Enum] single-bit flags are
+canonical"; the enum HOWTO's "Flag and IntFlag minutia"), so the default "0"
+comes back None and the agent dies in ``to_map`` ("'NoneType' object has no attribute
 'get'") before starting a worker. When that is the case here, ``Std.from_str``
 is replaced by a lookup by value (``Std(int(v))``) with the same regular
 expressions; otherwise nothing is changed. Then torchrun runs as it is:
