@@ -613,8 +613,10 @@ class SprayTable:
         ports = [p.source_ports if isinstance(p, SprayPlan) else [int(x) for x in p]
                  for p in plans]
         self._native = _railyard.SprayTable(ports)
-        self.source_port = self._native.source_port
-        self.flow_label = self._native.flow_label
+        # Plain builtin functions over the C++ table (no pybind11 dispatch): the
+        # lookups a per-QP hot path makes.
+        self.source_port = self._native.fast_source_port()
+        self.flow_label = self._native.fast_flow_label()
         self.qps = self._native.qps
 
     @property

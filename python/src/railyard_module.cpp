@@ -400,6 +400,66 @@ class SprayTable {
   routing::SprayTable table_;
 };
 
+// The hot-path lookups as plain CPython functions (METH_FASTCALL) bound to a
+// capsule holding the table: a call costs what calling any builtin costs, with
+// no pybind11 dispatch (overload resolution and argument casters) in between.
+// The capsule keeps the Python SprayTable object alive. Arguments outside int32
+// are, like any unknown connection or QP, answered with 0.
+constexpr const char* kTableCapsule = "railyard.SprayTable";
+
+template <int64_t (*Lookup)(const SprayTable&, int32_t, int32_t)>
+PyObject* fast_lookup(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "takes 2 arguments: (connection, qp)");
+    return nullptr;
+  }
+  const auto* table = static_cast<const SprayTable*>(PyCapsule_GetPointer(self, kTableCapsule));
+  if (table == nullptr) return nullptr;
+  int overflow_c = 0, overflow_q = 0;
+  const long long c = PyLong_AsLongLongAndOverflow(args[0], &overflow_c);
+  if (c == -1 && PyErr_Occurred()) return nullptr;
+  const long long q = PyLong_AsLongLongAndOverflow(args[1], &overflow_q);
+  if (q == -1 && PyErr_Occurred()) return nullptr;
+  if (overflow_c != 0 || overflow_q != 0 || c < INT32_MIN || c > INT32_MAX || q < INT32_MIN ||
+      q > INT32_MAX)
+    return PyLong_FromLong(0);
+  return PyLong_FromLongLong(Lookup(*table, static_cast<int32_t>(c), static_cast<int32_t>(q)));
+}
+
+int64_t lookup_port(const SprayTable& t, int32_t c, int32_t q) { return t.source_port(c, q); }
+int64_t lookup_label(const SprayTable& t, int32_t c, int32_t q) { return t.flow_label(c, q); }
+
+PyMethodDef kSourcePortDef = {
+    "source_port",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_lookup<&lookup_port>)),
+    METH_FASTCALL,
+    "source_port(connection, qp) -> int: the QP's RoCEv2 UDP source port, 0 if unknown"};
+PyMethodDef kFlowLabelDef = {
+    "flow_label",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_lookup<&lookup_label>)),
+    METH_FASTCALL,
+    "flow_label(connection, qp) -> int: the GRH flow label giving that port, 0 if unknown"};
+
+// A builtin function calling `def` on the table held by `owner` (a Python
+// SprayTable, kept alive by the capsule).
+py::object fast_function(py::object owner, PyMethodDef* def) {
+  auto* table = owner.cast<SprayTable*>();
+  PyObject* capsule = PyCapsule_New(table, kTableCapsule, [](PyObject* cap) {
+    Py_XDECREF(static_cast<PyObject*>(PyCapsule_GetContext(cap)));
+  });
+  if (capsule == nullptr) throw py::error_already_set();
+  PyObject* keep = owner.release().ptr();  // the capsule's reference
+  if (PyCapsule_SetContext(capsule, keep) != 0) {
+    Py_DECREF(keep);
+    Py_DECREF(capsule);
+    throw py::error_already_set();
+  }
+  PyObject* fn = PyCFunction_New(def, capsule);
+  Py_DECREF(capsule);
+  if (fn == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(fn);
+}
+
 struct CollectiveChoice {
   collective::Collective kind;
   collective::Algorithm algorithm;
@@ -640,6 +700,8 @@ PYBIND11_MODULE(_railyard, m) {
       .def("source_port", &SprayTable::source_port, py::arg("connection"), py::arg("qp"))
       .def("flow_label", &SprayTable::flow_label, py::arg("connection"), py::arg("qp"))
       .def("qps", &SprayTable::qps, py::arg("connection"))
+      .def("fast_source_port", [](py::object self) { return fast_function(self, &kSourcePortDef); })
+      .def("fast_flow_label", [](py::object self) { return fast_function(self, &kFlowLabelDef); })
       .def_property_readonly("connections", &SprayTable::connections);
 
   m.def("simulate_json", &simulate_json, py::arg("cluster"), py::arg("job"),

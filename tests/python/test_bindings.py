@@ -238,6 +238,15 @@ class SprayTest(unittest.TestCase):
         self.assertEqual(table.source_port(8, 0), 0)
         self.assertEqual(table.source_port(0, 4), 0)
         self.assertEqual(table.source_port(-1, 0), 0)
+        self.assertEqual(table.source_port(2**40, 0), 0)
+        self.assertEqual(table.flow_label(0, 2**70), 0)
+        with self.assertRaises(TypeError):
+            table.source_port(0)
+        with self.assertRaises(TypeError):
+            table.source_port("0", 1)
+        lookup = table.source_port  # the function keeps the C++ table alive
+        del table
+        self.assertEqual(lookup(7, 3), plans[7].source_ports[3])
 
 
 class SimulateTest(unittest.TestCase):
