@@ -44,7 +44,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field as dataclass_field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 from . import _railyard
 from .errors import Error
@@ -71,6 +71,7 @@ __all__ = [
 ]
 
 HostList = Union[None, str, Iterable[Union[int, str]]]
+StrPath = Union[str, "os.PathLike[str]"]
 Endpoint = Union[str, Tuple[Union[int, str], int], Tuple[Union[int, str], int, int]]
 
 _ID_LIST = re.compile(r"^[0-9][0-9,\-\s]*$")
@@ -244,11 +245,11 @@ class Cluster:
                 raise Error(f"node_names: '{n}' names hosts {index[n]} and {h}",
                             field="node_names", value=n)
             index[n] = h
-        self._names = names
-        self._index = index
+        self._names: List[str] = names
+        self._index: Dict[str, int] = index
 
     @classmethod
-    def from_cables(cls, path: Union[str, os.PathLike], *,
+    def from_cables(cls, path: StrPath, *,
                     node_names: Union[None, str, Sequence[str]] = None) -> "Cluster":
         """The cluster fitted from a cable list (CSV of cables, docs/import.md);
         host names are the file's. Hosts with a missing or miswired host cable are
@@ -256,13 +257,13 @@ class Cluster:
         return cls._fitted(path, False, node_names)
 
     @classmethod
-    def from_ibnetdiscover(cls, path: Union[str, os.PathLike], *,
+    def from_ibnetdiscover(cls, path: StrPath, *,
                            node_names: Union[None, str, Sequence[str]] = None) -> "Cluster":
         """The cluster fitted from ``ibnetdiscover`` output (docs/import.md)."""
         return cls._fitted(path, True, node_names)
 
     @classmethod
-    def _fitted(cls, path: Union[str, os.PathLike], ib: bool,
+    def _fitted(cls, path: StrPath, ib: bool,
                 node_names: Union[None, str, Sequence[str]]) -> "Cluster":
         field = "ibnetdiscover" if ib else "cables"
         text = _read(field, path)
@@ -311,19 +312,19 @@ class Cluster:
 
     def su_of(self, host: int) -> int:
         """The scalable unit of host ``host`` (hosts are SU-major)."""
-        return self._native.place_of(host)[0]
+        return int(self._native.place_of(host)[0])
 
     def pod_of(self, host: int) -> int:
-        return self._native.place_of(host)[1]
+        return int(self._native.place_of(host)[1])
 
     def domain_of(self, host: int) -> int:
         """The NVLink domain of host ``host``."""
-        return self._native.place_of(host)[2]
+        return int(self._native.place_of(host)[2])
 
     def describe(self) -> Dict[str, Any]:
         """The inventory (``railyard describe --json``): switches, links, cables,
         bisection bandwidth; for a fitted cable list, the fit and its findings."""
-        return json.loads(self._native.describe_json())
+        return cast(Dict[str, Any], json.loads(self._native.describe_json()))
 
     def _check_id(self, field: str, host: Any) -> int:
         if isinstance(host, bool) or not isinstance(host, int):
@@ -424,9 +425,9 @@ class Cluster:
             raise Error("job: expected a RankOrder (Cluster.order)", field="job",
                         value=type(job).__name__)
         size = None if message_bytes is None else _parse_size("message_bytes", message_bytes)
-        return json.loads(_railyard.cc_json(
+        return cast(Dict[str, Any], json.loads(_railyard.cc_json(
             self._native, incast, None if job is None else job._native, collective, algorithm,
-            group, buffer_mb, size, cable_m, mtu))
+            group, buffer_mb, size, cable_m, mtu)))
 
     def simulate(self, collective: str, bytes: Union[int, str], job: "RankOrder", *,
                  algorithm: Optional[str] = None, group: Optional[str] = None,
@@ -505,7 +506,7 @@ class RankOrder:
     def megatron_args(self) -> List[str]:
         """Megatron-LM arguments that reproduce this numbering
         (``--tensor-model-parallel-size 8 ... [--use-tp-pp-dp-mapping]``)."""
-        lines = self._native.megatron_args().splitlines()
+        lines: List[str] = self._native.megatron_args().splitlines()
         return [ln for ln in lines if ln and not ln.startswith("#")][-1].split()
 
     def megatron_notes(self) -> List[str]:
@@ -595,7 +596,7 @@ class Allocator:
 
     @property
     def free_hosts(self) -> int:
-        return self._native.free_hosts
+        return int(self._native.free_hosts)
 
     def fragmentation(self) -> Dict[str, Any]:
         """Free hosts per SU, the largest job that fits one SU, jobs split
@@ -621,7 +622,7 @@ class SprayTable:
 
     @property
     def connections(self) -> int:
-        return self._native.connections
+        return int(self._native.connections)
 
 
 class SchedulerTopology:
@@ -637,10 +638,10 @@ class SchedulerTopology:
 
     def inventory(self) -> Dict[str, Any]:
         """``railyard describe --topology-conf FILE --json``."""
-        return json.loads(self._native.inventory_json())
+        return cast(Dict[str, Any], json.loads(self._native.inventory_json()))
 
 
-def _read(field: str, path: Union[str, os.PathLike]) -> str:
+def _read(field: str, path: StrPath) -> str:
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
@@ -649,14 +650,14 @@ def _read(field: str, path: Union[str, os.PathLike]) -> str:
                     value=os.fspath(path)) from None
 
 
-def load_topology_conf(path: Union[str, os.PathLike], *, host_gbps: float = 400,
+def load_topology_conf(path: StrPath, *, host_gbps: float = 400,
                        leaf_up_gbps: float = 400, spine_up_gbps: float = 400) -> SchedulerTopology:
     """Reads a Slurm topology.conf (topology/tree plugin syntax)."""
     return SchedulerTopology(_railyard.import_tree(_read("topology_conf", path), False, host_gbps,
                                                    leaf_up_gbps, spine_up_gbps))
 
 
-def load_topology_csv(path: Union[str, os.PathLike], *, host_gbps: float = 400,
+def load_topology_csv(path: StrPath, *, host_gbps: float = 400,
                       leaf_up_gbps: float = 400, spine_up_gbps: float = 400) -> SchedulerTopology:
     """Reads a topology CSV (``railyard export --format csv``; docs/import.md)."""
     return SchedulerTopology(_railyard.import_tree(_read("topology_csv", path), True, host_gbps,

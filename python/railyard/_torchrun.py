@@ -16,6 +16,7 @@ expressions; otherwise nothing is changed. Then torchrun runs as it is:
 
 import re
 import sys
+from typing import Any
 
 
 def _fix_std_from_str() -> None:
@@ -24,14 +25,14 @@ def _fix_std_from_str() -> None:
     if api.Std.from_str("0") is not None:
         return  # a PyTorch that works on this Python
 
-    def from_str(cls, vm):
+    def from_str(cls: Any, vm: str) -> Any:
         if re.match(api._VALUE_REGEX, vm):
             return cls(int(vm))
         if re.match(api._MAPPING_REGEX, vm):
             return {int(i): cls(int(v)) for i, v in (m.split(":") for m in vm.split(","))}
         raise ValueError(f"{vm} does not match: <{api._VALUE_REGEX}> or <{api._MAPPING_REGEX}>")
 
-    api.Std.from_str = classmethod(from_str)
+    api.Std.from_str = classmethod(from_str)  # type: ignore[assignment]
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ parse the message::
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, Tuple
 
 __all__ = ["Error"]
 
@@ -40,7 +40,8 @@ class Error(ValueError):
         self.value = value
         self.code = code
 
-    def __reduce__(self):  # picklable across processes (multiprocessing, torch)
+    # Picklable across processes (multiprocessing, torch).
+    def __reduce__(self) -> Tuple[Any, Tuple[str, Optional[str], Optional[str], str]]:
         return (_rebuild, (str(self), self.field, self.value, self.code))
 
 
