@@ -49,6 +49,7 @@ that does not fill the hosts) go to stderr with exit status 2.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shlex
@@ -245,6 +246,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"railyard.launch: {e}", file=sys.stderr)
         return 2
     print(report, file=sys.stderr)
+    # find_spec("torch") locates the package without importing it (the import,
+    # ~2 s, happens once, in torchrun).
+    if not args.dry_run and importlib.util.find_spec("torch") is None:
+        print(f"railyard.launch: PyTorch is not installed for {sys.executable} "
+              "(Debian: apt-get install python3-torch); --dry-run prints the command",
+              file=sys.stderr)
+        return 2
     if args.dry_run:
         for k, v in env.items():
             print(f"{k}={shlex.quote(v)}")

@@ -37,9 +37,16 @@ class LaunchDryRunTest(unittest.TestCase):
         job = railyard.Cluster(SPEC).order("tp=2,dp=4", GRANT)
         ranks = {}
         for host in GRANT:
-            r = launch("--cluster", SPEC, "--job", "tp=2,dp=4", "--dry-run", "--", "train.py",
-                       "--lr", "1", env={"SLURM_JOB_NODELIST": nodelist, "SLURMD_NODENAME": host})
+            r = launch("--cluster", SPEC, "--job", "tp=2,dp=4", "--dry-run", "--print-table",
+                       "--", "train.py", "--lr", "1",
+                       env={"SLURM_JOB_NODELIST": nodelist, "SLURMD_NODENAME": host})
             self.assertEqual(r.returncode, 0, r.stderr)
+            # The table on stderr: rank r on launch host r // 2, GPU r % 2.
+            rows = [ln.split("\t") for ln in r.stderr.splitlines() if ln[:1].isdigit()]
+            self.assertEqual([int(row[0]) for row in rows], list(range(8)))
+            for row in rows:
+                rank = int(row[0])
+                self.assertEqual((row[1], int(row[2])), (job.host_names[rank // 2], rank % 2))
             opts = dry_run_options(r.stdout)
             self.assertEqual(opts["--nnodes"], "4")
             self.assertEqual(opts["--nproc_per_node"], "2")
