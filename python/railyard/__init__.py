@@ -432,17 +432,22 @@ class Cluster:
     def simulate(self, collective: str, bytes: Union[int, str], job: "RankOrder", *,
                  algorithm: Optional[str] = None, group: Optional[str] = None,
                  routing: str = "ecmp", qps: int = 1, seed: int = 1,
-                 down: str = "") -> Simulation:
+                 down: str = "", max_memory: Union[None, int, str] = None) -> Simulation:
         """Times ``collective`` (allreduce, allgather, reducescatter, alltoall) of
         ``bytes`` per group on the job's ranks with the flow simulator: over all
         ranks, or in every group of parallel dimension ``group`` at once.
-        ``routing`` is ecmp, steered, adaptive or planned."""
+        ``routing`` is ecmp, steered, adaptive or planned.
+
+        A run whose estimated memory exceeds ``max_memory`` (bytes or e.g.
+        ``"4GiB"``; default: the memory available now) raises Error with code
+        resource_exhausted before it starts."""
         if not isinstance(job, RankOrder):
             raise Error("job: expected a RankOrder (Cluster.order)", field="job",
                         value=type(job).__name__)
         d = json.loads(_railyard.simulate_json(self._native, job._native, collective,
                                                _parse_size("bytes", bytes), algorithm, group,
-                                               routing, qps, seed, down))
+                                               routing, qps, seed, down,
+                                               float(_memory_limit(max_memory))))
         return Simulation(
             collective=d["collective"], algorithm=d["algorithm"], routing=d["routing"],
             groups=d["groups"], ranks=d["ranks"], bytes=d["bytes"], time_us=d["time_us"],
@@ -639,6 +644,15 @@ class SchedulerTopology:
     def inventory(self) -> Dict[str, Any]:
         """``railyard describe --topology-conf FILE --json``."""
         return cast(Dict[str, Any], json.loads(self._native.inventory_json()))
+
+
+def _memory_limit(max_memory: Union[None, int, str]) -> int:
+    if max_memory is not None:
+        return _parse_size("max_memory", max_memory)
+    try:  # what the machine has available now (0: unknown, no check)
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
 
 
 def _read(field: str, path: StrPath) -> str:

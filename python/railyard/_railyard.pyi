@@ -72,7 +72,7 @@ class SprayTable:
 
 def simulate_json(cluster: Cluster, job: Order, collective: str, bytes: int,
                   algorithm: Optional[str], group: Optional[str], routing: str, qps: int,
-                  seed: int, down: str) -> str: ...
+                  seed: int, down: str, max_memory: float) -> str: ...
 def cc_json(cluster: Cluster, incast: Optional[int], job: Optional[Order],
             collective: Optional[str], algorithm: Optional[str], group: Optional[str],
             buffer_mb: Optional[float], message_bytes: Optional[int], cable_m: Optional[float],

@@ -518,7 +518,7 @@ std::vector<std::vector<routing::GpuEndpoint>> groups_of(const Order& job, const
 std::string simulate_json(const Cluster& c, const Order& job, std::string_view collective,
                           int64_t bytes, std::optional<std::string_view> algorithm,
                           std::optional<std::string_view> group, std::string_view routing_name,
-                          int32_t qps, uint64_t seed, std::string_view down) {
+                          int32_t qps, uint64_t seed, std::string_view down, double max_memory) {
   check_job_on(c, job);
   const CollectiveChoice choice = collective_choice(collective, algorithm, group);
   if (bytes < 1 || static_cast<double>(bytes) > static_cast<double>(collective::kMaxBytes))
@@ -543,6 +543,20 @@ std::string simulate_json(const Cluster& c, const Order& job, std::string_view c
     failures = true;
   }
   options.failures = failures ? &overlay : nullptr;
+  // Too big for the machine? Said before the run (as the CLI does), not by the
+  // kernel's OOM killer taking the interpreter down an hour into it.
+  const auto estimate =
+      take(sim::estimate_collective_memory(c.descriptor(), groups, choice.kind, bytes, options),
+           "simulate");
+  if (max_memory > 0 && estimate.bytes > max_memory)
+    raise(make_status(StatusCode::kResourceExhausted,
+                      str_cat("max_memory=", static_cast<int64_t>(max_memory),
+                              " bytes: the simulation of job ", job.plan(), " needs ~",
+                              static_cast<int64_t>(estimate.bytes), " bytes (",
+                              estimate.stored_transfers, " stored transfers, ", estimate.step_flows,
+                              " flows in the largest step); simulate fewer ranks, one "
+                              "dimension's groups (group=) or fewer QPs")),
+          "max_memory");
   auto r = take(sim::simulate_collective(cluster, groups, choice.kind, bytes, options), "simulate");
   return report::simulate_json(cluster.fabric, r, 0);
 }
@@ -706,7 +720,8 @@ PYBIND11_MODULE(_railyard, m) {
 
   m.def("simulate_json", &simulate_json, py::arg("cluster"), py::arg("job"),
         py::arg("collective"), py::arg("bytes"), py::arg("algorithm"), py::arg("group"),
-        py::arg("routing"), py::arg("qps"), py::arg("seed"), py::arg("down"));
+        py::arg("routing"), py::arg("qps"), py::arg("seed"), py::arg("down"),
+        py::arg("max_memory"));
   m.def("cc_json", &cc_json, py::arg("cluster"), py::arg("incast"), py::arg("job"),
         py::arg("collective"), py::arg("algorithm"), py::arg("group"), py::arg("buffer_mb"),
         py::arg("message_bytes"), py::arg("cable_m"), py::arg("mtu"));

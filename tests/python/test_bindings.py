@@ -139,6 +139,10 @@ class ErrorTest(unittest.TestCase):
         self.assertField(lambda: c.simulate("allreduce", "1 parsec", job), "bytes")
         self.assertField(lambda: c.simulate("allreduce", 1024, job, group="tp",
                                             algorithm="pairwise"), "algorithm")
+        e = self.assertField(lambda: c.simulate("alltoall", "1MiB", c.order("tp=8,dp=16"),
+                                                max_memory="1KiB"),
+                             "max_memory", code="resource_exhausted")
+        self.assertIn("max_memory=1024 bytes", str(e))
         other = railyard.Cluster("gb200-nvl72-576").order("tp=4,dp=2")
         self.assertField(lambda: c.simulate("allreduce", 1024, other), "job")
         self.assertField(lambda: c.cc(mtu=3000), "mtu", "3000")
