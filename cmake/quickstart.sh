@@ -12,7 +12,9 @@
 # Missing Debian packages are installed when running as root; otherwise the
 # script names them and stops. In test mode, as root, it also tries to install
 # Slurm's controller, node daemon and munge for the real-Slurm checks
-# (tests/slurm); if that fails the script goes on and those tests report
+# (tests/slurm), Go for the cgo example (examples/go), and pybind11 and PyTorch
+# for the Python package and its real torchrun test (tests/python); if that
+# fails the script goes on and those tests report
 # themselves skipped.
 set -euo pipefail
 
@@ -31,6 +33,10 @@ readonly SLURM_TEST_PACKAGES=(slurmctld slurmd slurm-client munge)
 # Optional: Go for examples/go, the cgo program over the C API (c.go_example is
 # skipped without it).
 readonly GO_TEST_PACKAGES=(golang-go)
+# Optional: the Python package (pybind11, Python's headers), and PyTorch for its
+# real torchrun test (tests/python; python3-torch is ~50 MB to download).
+readonly PYTHON_TEST_PACKAGES=(python3-dev pybind11-dev python3-pybind11)
+readonly TORCH_TEST_PACKAGES=(python3-torch)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -81,30 +87,39 @@ ensure_packages() {
 
 ensure_packages "${packages[@]}"
 
-# try_packages <pkg>...: like ensure_packages, but for optional packages: a
-# failed install, or not being root, only prints a note.
+optional_index_updated=0
+# try_packages <purpose> <pkg>...: like ensure_packages, but for optional
+# packages: a failed install, or not being root, only prints a note.
 try_packages() {
+  local purpose="$1"
+  shift
   command -v dpkg-query >/dev/null 2>&1 || return 0
   local missing=()
   read -r -a missing <<<"$(missing_packages "$@")"
   [[ ${#missing[@]} -eq 0 ]] && return 0
 
   if [[ "$(id -u)" -eq 0 ]]; then
-    echo "quickstart: installing ${missing[*]} (optional: tests that need them report themselves skipped without them)"
-    if apt-get update && DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y --no-install-recommends "${missing[@]}"; then
-      return 0
+    echo "quickstart: installing ${missing[*]} (optional, for ${purpose})"
+    # One index update for all the optional groups.
+    if [[ "${optional_index_updated}" -eq 1 ]] || apt-get update; then
+      optional_index_updated=1
+      if DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"; then
+        return 0
+      fi
     fi
-    echo "quickstart: could not install ${missing[*]}; the tests that need them will be skipped" >&2
+    echo "quickstart: could not install ${missing[*]}; ${purpose} will be skipped" >&2
   else
-    echo "quickstart: ${missing[*]} not installed; the tests that need them will be skipped" \
+    echo "quickstart: ${missing[*]} not installed; ${purpose} will be skipped" \
       "(sudo apt-get install ${missing[*]} to run them)" >&2
   fi
 }
 
 if [[ "${mode}" == "test" ]]; then
-  try_packages "${SLURM_TEST_PACKAGES[@]}"
-  try_packages "${GO_TEST_PACKAGES[@]}"
+  try_packages "the real-Slurm checks" "${SLURM_TEST_PACKAGES[@]}"
+  try_packages "the Go example" "${GO_TEST_PACKAGES[@]}"
+  try_packages "the Python tests" "${PYTHON_TEST_PACKAGES[@]}"
+  try_packages "the torchrun test" "${TORCH_TEST_PACKAGES[@]}"
 fi
 
 # --- Build helpers ---------------------------------------------------------
