@@ -135,9 +135,9 @@ TEST_CASE("host_lookup: ids keep working; unknown names, duplicates and bad list
     const char* value;  // what the message must name after "hosts="
     const char* says;
   };
-  for (const Bad& bad : {Bad{"node0003,gpu7", "gpu7", "no host of the cluster has this name"},
-                         Bad{"node[0126-0128]", "node0128", "node0000 ... node0127"},
-                         Bad{"node0003,node[0002-0003]", "node0003", "listed twice"},
+  for (const Bad& bad : {Bad{"node0003,gpu7", "gpu7", "no host of the cluster is named 'gpu7'"},
+                         Bad{"node[0126-0128]", "node0128", "'node0128' (its 128 hosts are named node0000 ... node0127)"},
+                         Bad{"node0003,node[0002-0003]", "node0003", "host 'node0003' is listed twice"},
                          Bad{"3,3", "3,3", "listed twice"},
                          Bad{"128", "128", "out of range"},
                          Bad{"node[3-", "node[3-", "'[' without ']'"},

@@ -17,7 +17,8 @@
 //   some texts readable both ways. When both readings succeed and pick
 //   different hosts the text is refused as ambiguous; when they agree (or only
 //   the id reading works) it is taken as ids.
-// Errors are invalid_field statuses naming `field` and the offending value: an
+// Errors are invalid_field statuses naming `field` and the offending value (a
+// name is also quoted in the message, for callers that show the whole text): an
 // unknown name (with the cluster's first and last names as a hint), a host
 // listed twice, a malformed hostlist or id range, or `names` that repeat a name.
 #pragma once
@@ -105,8 +106,8 @@ StatusOr<std::vector<HostId>> resolve_host_names(std::string_view field, std::st
       return invalid_field(
           field, name,
           index.size() == 0
-              ? std::string("no host of the cluster has this name (the cluster has no names)")
-              : str_cat("no host of the cluster has this name (its ", index.size(),
+              ? str_cat("no host of the cluster is named '", name, "' (the cluster has no names)")
+              : str_cat("no host of the cluster is named '", name, "' (its ", index.size(),
                         " hosts are named ", index.first_name(), " ... ", index.last_name(), ")"));
     ids.push_back(*id);
   }
@@ -116,7 +117,8 @@ StatusOr<std::vector<HostId>> resolve_host_names(std::string_view field, std::st
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 1; i < sorted.size(); ++i)
     if (sorted[i].first == sorted[i - 1].first)
-      return invalid_field(field, (*expanded)[sorted[i].second], "is listed twice");
+      return invalid_field(field, (*expanded)[sorted[i].second],
+                           str_cat("host '", (*expanded)[sorted[i].second], "' is listed twice"));
   return ids;
 }
 
