@@ -174,4 +174,12 @@ TEST_CASE("host_lookup: numeric host names are refused only where ids and names 
   auto only_id = resolve_hosts("hosts", "0", shifted);
   REQUIRE(only_id.ok());
   CHECK(values(*only_id) == std::vector<int32_t>{0});
+  // "40" is no id of 40 hosts, but the name of host 39: only the name reading exists.
+  auto only_name = resolve_hosts("hosts", "40", shifted);
+  REQUIRE(only_name.ok());
+  CHECK(values(*only_name) == std::vector<int32_t>{39});
+  // Neither reading: the id error.
+  auto neither = resolve_hosts("hosts", "41", shifted);
+  REQUIRE_FALSE(neither.ok());
+  CHECK(message_text(neither.status()).find("out of range") != std::string::npos);
 }

@@ -15,8 +15,8 @@
 //   whose every name must be a host of the cluster.
 // * A cluster whose host names are themselves numbers (pattern `{host}`) makes
 //   some texts readable both ways. When both readings succeed and pick
-//   different hosts the text is refused as ambiguous; when they agree (or only
-//   the id reading works) it is taken as ids.
+//   different hosts the text is refused as ambiguous; when they agree it is
+//   taken as ids; when only one reading works, that one.
 // Errors are invalid_field statuses naming `field` and the offending value (a
 // name is also quoted in the message, for callers that show the whole text): an
 // unknown name (with the cluster's first and last names as a hint), a host
@@ -141,7 +141,8 @@ RAILYARD_LAZY
   });
   if (numeric_names) {
     auto by_name = detail::resolve_host_names(field, text, index);
-    if (by_name.ok() && (!ids.ok() || *ids != *by_name))
+    if (by_name.ok() && !ids.ok()) return by_name;
+    if (by_name.ok() && *ids != *by_name)
       return invalid_field(field, text,
                            "ambiguous: the cluster's host names are numbers, and read as names "
                            "these pick other hosts than read as ids; use a node pattern with a "
