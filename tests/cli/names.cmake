@@ -164,3 +164,13 @@ railyard_cli_error_test(
   NAME names.kueue_api_not_slurm
   ARGS export --format slurm-tree --kueue-api v1beta1
   STDERR_REGEX "--kueue-api applies only to --format k8s-labels or kueue-topology")
+
+# --help names the seven launcher formats with what each is for (the words may wrap).
+railyard_add_cli_test(
+  NAME names.help_launchers
+  ARGS export --help
+  STDOUT_REGEX "[ \n]hostfile[ \n]\\(Open[ \n]MPI[ \n]--map-by[ \n]seq" "[ \n]hostfile-slots[ \n]\\(host"
+               "[ \n]rankfile[ \n]\\(Open[ \n]MPI[ \n]rankfile\\)" "[ \n]slurm-hostfile[ \n]\\(SLURM_HOSTFILE"
+               "[ \n]rank-env[ \n]\\(torchrun's" "[ \n]torchrun[ \n]\\(a[ \n]script[ \n]every[ \n]node"
+               "[ \n]megatron[ \n]\\(Megatron-LM" "[ \n]kueue-topology[ \n]\\(the[ \n]Topology"
+               "--kueue-api=VERSION +\\(default: \"v1beta2\"\\)" "--gpus-per-host=G +\\(default: 8\\)")

@@ -443,12 +443,13 @@ TEST_CASE("k8s_labels: the Topology passes Kueue's CRD schema for every version 
       CHECK(alone.find(std::string("kueue.x-k8s.io/") + crd.version + " is served by Kueue") !=
             std::string::npos);
       const std::string both = exports::k8s_labels_yaml(*labeling, options);
+      // The node labels alone are the first document, byte for byte, the Topology the second.
+      CHECK(both.starts_with(exports::k8s_node_labels_yaml(*labeling, options) + "---\n"));
+      CHECK(both.ends_with(alone));
+      if (d.hosts() > 4096) continue;  // parsing 16k nodes' YAML adds seconds, nothing new
       const auto docs = parse_yaml_documents(both);
       REQUIRE(docs.size() == 2);
       check_against_kueue_crd(docs[1], crd);
-      // The node labels alone are the first document, byte for byte.
-      CHECK(both.starts_with(exports::k8s_node_labels_yaml(*labeling, options) + "---\n"));
-      CHECK(both.ends_with(alone));
       CHECK(parse_yaml_documents(exports::k8s_node_labels_yaml(*labeling, options)).size() == 1);
     }
   }
