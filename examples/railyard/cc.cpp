@@ -104,12 +104,13 @@ Status check_cc_dependencies(const Invocation& inv) {
 
 // The incast of the job's collective (--collective) or training step, on
 // railyard's numbering of --hosts: the rule `railyard plan` applies per job.
-StatusOr<cc::Incast> derived_incast(const Flags& flags, const topology::ClusterDescriptor<>& d) {
+StatusOr<cc::Incast> derived_incast(const Flags& flags, const ClusterInput& cluster_in) {
+  const topology::ClusterDescriptor<>& d = cluster_in.descriptor;
   std::optional<CollectiveInput> in;
   if (flags.given("collective")) {
     RAILYARD_ASSIGN_OR_RETURN(in, parse_collective_input(flags));
   }
-  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d));
+  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d, file_host_names(cluster_in)));
   if (!in) return cc::job_incast(job.railyard);
   RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, *in, job.railyard));
   auto incast = cc::collective_incast(in->kind, in->algorithm, groups);
@@ -182,7 +183,7 @@ Outcome run_cc(const Invocation& inv) {
   cc::Incast incast;  // where the incast comes from, for the senders' start rate
   incast.senders = in.incast;
   if (flags.given("job")) {
-    RAILYARD_ASSIGN_OR_RETURN(const cc::Incast derived, derived_incast(flags, d));
+    RAILYARD_ASSIGN_OR_RETURN(const cc::Incast derived, derived_incast(flags, cluster_in));
     if (flags.given("incast")) {
       ctx.incast_source =
           str_cat("--incast (the job's own would be ", derived.senders, ": ", derived.source, ")");

@@ -7,7 +7,10 @@
 
 #include "cli.hpp"
 #include "inputs.hpp"
+#include "railyard/core/file.hpp"
 #include "railyard/core/strings.hpp"
+#include "railyard/placement/tree_order.hpp"
+#include "railyard/topology/host_lookup.hpp"
 #include "railyard/export/csv_topology.hpp"
 #include "railyard/export/k8s_labels.hpp"
 #include "railyard/export/launchers.hpp"
@@ -26,14 +29,17 @@ constexpr FlagUse kExportFlags[] = {required("format"), {"cluster"},       {"cab
                                     {"sysfs-root"},
                                     {"node-pattern"},   {"legacy-labels"}, {"job"},
                                     {"hosts"},          {"order"},         {"master-port"},
-                                    {"cores-per-rank"}};
+                                    {"cores-per-rank"}, {"gpus-per-host"}, {"kueue-api"},
+                                    {"out"}};
 
 // The formats that work on a switch tree (from the spec, or as imported).
 constexpr std::string_view kTreeFormats[] = {"slurm-tree", "slurm-block",      "slurm-yaml",
-                                             "k8s-labels", "k8s-label-script", "csv"};
+                                             "k8s-labels", "k8s-label-script", "kueue-topology",
+                                             "csv"};
 constexpr std::string_view kFormatList =
-    "nccl-xml, slurm-tree, slurm-block, slurm-yaml, k8s-labels, k8s-label-script, csv, "
-    "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron";
+    "nccl-xml, slurm-tree, slurm-block, slurm-yaml, k8s-labels, k8s-label-script, "
+    "kueue-topology, csv, hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, "
+    "megatron";
 
 bool is_launcher(std::string_view f) {
   return std::find(exports::kLauncherFormats.begin(), exports::kLauncherFormats.end(), f) !=
@@ -45,6 +51,8 @@ bool is_tree(std::string_view f) {
 
 bool is_nccl_xml(std::string_view f) { return f == "nccl-xml"; }
 bool is_k8s(std::string_view f) { return f == "k8s-labels" || f == "k8s-label-script"; }
+bool is_kueue(std::string_view f) { return f == "k8s-labels" || f == "kueue-topology"; }
+bool writes_dir(std::string_view f) { return f == "torchrun" || f == "k8s-labels"; }
 bool takes_port(std::string_view f) { return f == "torchrun" || f == "rank-env"; }
 bool is_rankfile(std::string_view f) { return f == "rankfile"; }
 bool names_hosts(std::string_view f) { return is_tree(f) || (is_launcher(f) && f != "megatron"); }
@@ -71,6 +79,8 @@ constexpr FormatOnly kFormatOnly[] = {
     {"job", &is_launcher, kOnlyLaunchers},
     {"hosts", &is_launcher, kOnlyLaunchers},
     {"order", &is_launcher, kOnlyLaunchers},
+    {"kueue-api", &is_kueue, "applies only to --format k8s-labels or kueue-topology"},
+    {"out", &writes_dir, "applies only to --format torchrun or k8s-labels"},
     {"node-pattern", &names_hosts,
      "applies only to the formats that name hosts: slurm-*, k8s-*, csv and the launcher formats "
      "but megatron"},
@@ -93,28 +103,74 @@ std::vector<std::string> comma_list(const Flags& flags, std::string_view flag) {
   return out;
 }
 
-StatusOr<topology::NodeNamer> node_namer(const Flags& flags,
-                                         const topology::ClusterDescriptor<>& d) {
-  auto namer = topology::NodeNamer::parse(flags.text("node-pattern"));
-  if (!namer.ok()) return flag_error(flags, "node-pattern", namer.status());
-  if (Status s = namer->check(d); !s.ok()) return flag_error(flags, "node-pattern", s);
-  return namer;
+// Writes `files` under --out (created if missing) and says so on stdout.
+Outcome write_files(const Flags& flags, std::span<const exports::LaunchFile> files) {
+  const std::string dir(flags.text("out"));
+  if (Status s = make_directories("out", dir); !s.ok()) return flag_error(flags, "out", s);
+  std::string listed;
+  for (const exports::LaunchFile& f : files) {
+    const std::string path = str_cat(dir, "/", f.path);
+    if (Status s = write_text_file("out", path, f.content); !s.ok())
+      return flag_error(flags, "out", s);
+    str_append(listed, listed.empty() ? "" : " ", f.path);
+  }
+  return Output(str_cat("files  ", files.size(), " written to ", dir, ": ", listed, "\n"));
+}
+
+// The job on a cluster known only as a switch tree (--topology-conf,
+// --topology-csv): --hosts by the file's names or ids, --gpus-per-host GPUs each.
+StatusOr<placement::JobPlacement> job_on_tree(const Flags& flags, const topology::SwitchTree& tree) {
+  auto plan = placement::parse_plan(flags.text("job"));
+  if (!plan.ok()) return flag_error(flags, "job", plan.status());
+  std::vector<HostId> hosts;
+  if (flags.given("hosts")) {
+    auto parsed = topology::resolve_hosts("hosts", flags.text("hosts"), tree.hosts);
+    if (!parsed.ok()) return flag_error(flags, "hosts", parsed.status());
+    hosts = *std::move(parsed);
+  }
+  const std::string_view which = flags.text("order");
+  if (which != "railyard" && which != "naive")
+    return usage_error(str_cat(shown(flags, "order"), ": use railyard or naive"));
+  auto job = placement::order_on_tree(tree, *plan, flags.int32("gpus-per-host"), hosts,
+                                      which == "railyard");
+  if (!job.ok()) {
+    constexpr FieldRoute kTreeJobRoutes[] = {
+        {"gpus_per_host", {"gpus-per-host"}}, {"hosts", {"hosts"}}, {"job", {"job"}}};
+    return routed_error(flags, kTreeJobRoutes, job.status(), "export");
+  }
+  return job;
 }
 
 Outcome launcher_file(const Invocation& inv, const Source& src,
                       const exports::LaunchOptions& options) {
   const Flags& flags = inv.flags;
-  const topology::ClusterDescriptor<>& d = *src.descriptor;
-  RAILYARD_ASSIGN_OR_RETURN(JobInput job, load_job(flags, d));
-  RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
+  placement::JobPlacement chosen;
   std::vector<std::string> names;
-  if (src.fit) {
-    names = src.fit->host_names;  // the file names its hosts
+  if (src.descriptor) {
+    const topology::ClusterDescriptor<>& d = *src.descriptor;
+    std::span<const std::string> file_names;
+    if (src.fit) file_names = src.fit->host_names;
+    RAILYARD_ASSIGN_OR_RETURN(JobInput job, load_job(flags, d, file_names));
+    RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* order, chosen_order(flags, job));
+    chosen = *order;
+    if (src.fit) {
+      names = src.fit->host_names;  // the file names its hosts
+    } else {
+      RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, load_node_namer(flags, d));
+      names = namer.names(d);
+    }
   } else {
-    RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, node_namer(flags, d));
-    names = namer.names(d);
+    RAILYARD_ASSIGN_OR_RETURN(chosen, job_on_tree(flags, *src.tree));
+    names = src.tree->hosts;
   }
-  auto out = exports::launcher_file(flags.text("format"), *chosen, names, options);
+  const std::string_view format = flags.text("format");
+  if (format == "torchrun" && flags.given("out")) {
+    auto files = exports::torchrun_files(chosen, names, options);
+    if (!files.ok())
+      return routed_error(flags, kExportLaunchRoutes, files.status(), shown(flags, "format"));
+    return write_files(flags, *files);
+  }
+  auto out = exports::launcher_file(format, chosen, names, options);
   if (!out.ok())
     return routed_error(flags, kExportLaunchRoutes, out.status(), shown(flags, "format"));
   return Output(*std::move(out));
@@ -150,7 +206,7 @@ Outcome tree_file(const Flags& flags, const Source& src) {
   const std::string_view format = flags.text("format");
   topology::SwitchTree tree;
   if (src.descriptor) {
-    RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, node_namer(flags, *src.descriptor));
+    RAILYARD_ASSIGN_OR_RETURN(topology::NodeNamer namer, load_node_namer(flags, *src.descriptor));
     auto built = topology::switch_tree(*src.descriptor, namer);
     if (!built.ok()) return flag_error(flags, "node-pattern", built.status());
     tree = *std::move(built);
@@ -168,10 +224,27 @@ Outcome tree_file(const Flags& flags, const Source& src) {
   } else {
     exports::K8sLabelOptions options;
     options.legacy_labels = flags.boolean("legacy-labels");
+    options.kueue_api_version = str_cat("kueue.x-k8s.io/", flags.text("kueue-api"));
     const std::vector<std::string> domains =
         src.descriptor ? exports::nvlink_domain_names(*src.descriptor) : std::vector<std::string>{};
-    out = format == "k8s-labels" ? exports::k8s_labels_yaml(tree, domains, options)
-                                 : exports::k8s_label_script(tree, domains, options);
+    auto labeling = exports::k8s_labeling(tree, domains, options);
+    if (!labeling.ok()) {
+      if (error_field(labeling.status()) &&
+          error_field(labeling.status())->field == "kueue_api_version")
+        return usage_error(str_cat(shown(flags, "kueue-api"),
+                                   ": use v1alpha1 (Kueue 0.9-0.13), v1beta1 (0.14+) or v1beta2 "
+                                   "(0.15+)"));
+      return flag_error(flags, "format", labeling.status());
+    }
+    if (format == "k8s-labels" && flags.given("out")) {
+      const exports::LaunchFile files[] = {
+          {"k8s-node-labels.yaml", exports::k8s_node_labels_yaml(*labeling, options)},
+          {"kueue-topology.yaml", exports::kueue_topology_yaml(*labeling, options)}};
+      return write_files(flags, files);
+    }
+    out = format == "k8s-labels"       ? exports::k8s_labels_yaml(*labeling, options)
+          : format == "kueue-topology" ? exports::kueue_topology_yaml(*labeling, options)
+                                       : exports::k8s_label_script(*labeling);
   }
   if (!out.ok()) return flag_error(flags, "format", out.status());
   return Output(*std::move(out));
@@ -199,8 +272,11 @@ Outcome run_export(const Invocation& inv) {
   RAILYARD_RETURN_IF_ERROR(
       only_with(inv, "node-pattern", src.descriptor.has_value() && !src.fit,
                 "applies only to a cluster spec (an imported topology names its hosts)"));
-  const bool needs_spec =
-      launcher || format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
+  RAILYARD_RETURN_IF_ERROR(only_with(
+      inv, "gpus-per-host", launcher && src.tree.has_value(),
+      "applies only to the launcher formats with --topology-conf or --topology-csv (a spec or "
+      "cable list says how many GPUs a host has)"));
+  const bool needs_spec = format == "nccl-xml" || format == "slurm-block" || format == "slurm-yaml";
   if (needs_spec && !src.descriptor)
     return usage_error(
         str_cat(shown(flags, "format"), ": needs a cluster spec (--cluster), not ", src.origin));
@@ -215,7 +291,8 @@ const Subcommand kExport{
     "export",
     "--format FORMAT [--cluster SPEC | --topology-conf FILE | --topology-csv FILE | --cables FILE "
     "| --ibnetdiscover FILE] [--host H] "
-    "[--vm] [--sysfs-root DIR] [--node-pattern P] [--legacy-labels] [--job PLAN [--hosts LIST] [--order O]]",
+    "[--vm] [--sysfs-root DIR] [--node-pattern P] [--legacy-labels] [--kueue-api V] "
+    "[--job PLAN [--hosts LIST] [--order O] [--gpus-per-host G]] [--out DIR]",
     "files for other tools: NCCL topology XML, Slurm, Kubernetes, CSV, launcher files",
     "",
     kExportFlags,

@@ -41,7 +41,7 @@ using K = FlagKind;
 constexpr FlagQuote kSpec = FlagQuote::kSpec;
 
 // Help texts say which subcommands use the flag; examples are one invocation.
-constexpr std::array<FlagSpec, 63> kFlagTable = {{
+constexpr std::array<FlagSpec, 65> kFlagTable = {{
     {"cluster", K::kText, "SPEC", topology::kDefaultCluster, kClusterHelp,
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
@@ -104,10 +104,12 @@ constexpr std::array<FlagSpec, 63> kFlagTable = {{
      "and <dim>_bytes=SIZE (bytes per rank per step).",
      "--job tp=8,pp=4,dp=32", kSpec},
     {"hosts", K::kText, "LIST", "",
-     "order, simulate, cc, launcher formats of export (with --job): the hosts the job was given "
-     "(ids, ranges), in the order a launcher would use them; default: the first hosts of the "
-     "cluster.",
-     "--hosts 0-15,32-47"},
+     "order, simulate, cc, launcher formats of export (with --job): the hosts the job was given, "
+     "in the order a launcher would use them: host ids and ranges when the value holds only "
+     "digits, ',' and '-' (0-15,32-47); otherwise node names as a Slurm hostlist, e.g. "
+     "$SLURM_JOB_NODELIST as is (gpu-a[003-010,035-042]), named by --node-pattern or by the "
+     "imported file. Default: the first hosts of the cluster.",
+     "--hosts 'node[0000-0015,0032-0047]'"},
     {"order", K::kText, "railyard|naive", "railyard",
      "order, simulate, launcher formats of export: which numbering to use: railyard (grouped "
      "hosts, best order string) or naive (hosts as given, the plan's order string).",
@@ -119,13 +121,26 @@ constexpr std::array<FlagSpec, 63> kFlagTable = {{
     {"format", K::kText, "FORMAT", "",
      "export: the file to write on stdout: nccl-xml (NCCL_TOPO_FILE for one host), slurm-tree "
      "(topology.conf, topology/tree), slurm-block (topology.conf, topology/block), slurm-yaml "
-     "(topology.yaml, Slurm 25.05+), k8s-labels (node labels and a Kueue Topology, YAML), "
-     "k8s-label-script (kubectl label commands), csv (host,leaf,spine[,core]); for --job: "
-     "hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun, megatron. cc: "
+     "(topology.yaml, Slurm 25.05+), k8s-labels (node labels, then a Kueue Topology: two YAML "
+     "documents), kueue-topology (the Topology alone), k8s-label-script (kubectl label "
+     "commands), csv (host,leaf,spine[,core]); the launcher formats, for --job: hostfile (Open "
+     "MPI --map-by seq, one line per rank), hostfile-slots (host slots=G), rankfile (Open MPI "
+     "rankfile), slurm-hostfile (SLURM_HOSTFILE for srun --distribution=arbitrary), rank-env "
+     "(torchrun's variables per rank), torchrun (a script every node runs: it picks its "
+     "--node-rank by host name; --out DIR also writes torchrun-node-<k>.sh), megatron "
+     "(Megatron-LM arguments). cc: "
      "what to print: text (default), json (as --json), nvue (Cumulus Linux nv set qos "
      "commands), sonic (config_db JSON), connectx (mlnx_qos, cc_params, mlxconfig), nccl-env "
      "(NCCL and UCX variables) (docs/cc-config.md).",
      "--format slurm-tree"},
+    {"gpus-per-host", K::kInt, "G", "8",
+     "export, launcher formats with --topology-conf or --topology-csv: GPUs per host (those "
+     "files do not say).",
+     "--gpus-per-host 4"},
+    {"kueue-api", K::kText, "VERSION", "v1beta2",
+     "export --format k8s-labels or kueue-topology: the Kueue Topology API version: v1alpha1 "
+     "(Kueue 0.9 to 0.13), v1beta1 (0.14 and later) or v1beta2 (0.15 and later).",
+     "--kueue-api v1beta1"},
     {"host", K::kInt, "H", "0", "export --format nccl-xml: the host whose topology file to write.",
      "--host 3"},
     {"vm", K::kBool, "", "false",
@@ -151,8 +166,10 @@ constexpr std::array<FlagSpec, 63> kFlagTable = {{
      "--no-nccl-rail-plane leaves them to NCCL_IB_HCA and the net plugin.",
      "--no-nccl-rail-plane"},
     {"node-pattern", K::kText, "PATTERN", topology::kDefaultNodePattern,
-     "export (slurm-*, k8s-*, csv and launcher formats, from --cluster), plan --out: host names "
-     "from a pattern with {host}, {su}, {pod}, {slot} (host in its SU) and {domain}; {x:0N} "
+     "export (slurm-*, k8s-*, kueue-topology, csv and launcher formats, from --cluster), plan "
+     "--out, and the names --hosts takes in order, simulate, cc and export: host names from a "
+     "pattern with {host}, {su}, {pod}, {slot} (host in its SU) and {domain}; {x+N} adds N "
+     "(numbering from 1 as Slurm sites do: gpu-a{host+1:03} names host 0 gpu-a001); {x:0N} "
      "zero-pads to at least N digits (more when needed, so names sort in topology order).",
      "--node-pattern \"gpu-{su:02}-{slot:03}\""},
     {"legacy-labels", K::kBool, "", "false",
@@ -313,6 +330,8 @@ constexpr std::array<FlagSpec, 63> kFlagTable = {{
      "see slower dynamics settle, shorter ones answer sooner.",
      "--simulate-ms 20"},
     {"out", K::kText, "DIR", "",
+     "export --format torchrun: write torchrun.sh and torchrun-node-<k>.sh per node there; "
+     "export --format k8s-labels: write k8s-node-labels.yaml and kueue-topology.yaml there. "
      "plan: also write every artifact under this directory (created if missing): plan.json, "
      "topo/<host>.xml (NCCL_TOPO_FILE), slurm/topology.conf and topology.yaml, k8s/labels.yaml, "
      "jobs/<job>/{hostfile,rankfile,rank-env.txt,megatron-args.txt,nccl.env,nccl_tuner.conf}, "

@@ -10,6 +10,7 @@
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/failure_spec.hpp"
+#include "railyard/topology/host_lookup.hpp"
 #include "railyard/topology/import/cable_list.hpp"
 #include "railyard/topology/import/csv_topology.hpp"
 #include "railyard/topology/import/ibnetdiscover.hpp"
@@ -68,6 +69,11 @@ StatusOr<ClusterInput> load_cluster_input(const Invocation& inv) {
 StatusOr<topology::ClusterDescriptor<>> load_cluster(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(ClusterInput in, load_cluster_input(inv));
   return in.descriptor;
+}
+
+std::span<const std::string> file_host_names(const ClusterInput& in) {
+  if (!in.fit) return {};
+  return in.fit->host_names;
 }
 
 topology::Fabric materialize(const ClusterInput& in) {
@@ -161,12 +167,30 @@ StatusOr<Source> load_source(const Invocation& inv) {
   return src;
 }
 
-StatusOr<JobInput> load_job(const Flags& flags, const topology::ClusterDescriptor<>& d) {
+StatusOr<topology::NodeNamer> load_node_namer(const Flags& flags,
+                                              const topology::ClusterDescriptor<>& d) {
+  const bool declared = flags.use("node-pattern") != nullptr;
+  auto namer = topology::NodeNamer::parse(declared ? flags.text("node-pattern")
+                                                   : topology::kDefaultNodePattern);
+  if (!namer.ok()) return flag_error(flags, "node-pattern", namer.status());
+  if (Status s = namer->check(d); !s.ok()) return flag_error(flags, "node-pattern", s);
+  return namer;
+}
+
+StatusOr<JobInput> load_job(const Flags& flags, const topology::ClusterDescriptor<>& d,
+                            std::span<const std::string> file_names) {
   auto plan = placement::parse_plan(flags.text("job"));
   if (!plan.ok()) return flag_error(flags, "job", plan.status());
   std::vector<HostId> hosts;  // none: the library takes the first hosts of the cluster
   if (flags.given("hosts")) {
-    auto parsed = parse_host_list("hosts", flags.text("hosts"), d.hosts());
+    std::vector<std::string> pattern_names;
+    std::span<const std::string> names = file_names;
+    if (names.empty()) {
+      RAILYARD_ASSIGN_OR_RETURN(const topology::NodeNamer namer, load_node_namer(flags, d));
+      pattern_names = namer.names(d);
+      names = pattern_names;
+    }
+    auto parsed = topology::resolve_hosts("hosts", flags.text("hosts"), names);
     if (!parsed.ok()) return flag_error(flags, "hosts", parsed.status());
     hosts = *std::move(parsed);
   }

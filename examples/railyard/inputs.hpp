@@ -14,6 +14,7 @@
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/fabric.hpp"
 #include "railyard/topology/import/cable_fit.hpp"
+#include "railyard/topology/node_names.hpp"
 #include "railyard/topology/switch_tree.hpp"
 
 namespace railyard::cli {
@@ -41,6 +42,8 @@ struct ClusterInput {
   std::string origin;                     // "--cables=FILE", "--cluster=SPEC", for reports
 };
 [[nodiscard]] StatusOr<ClusterInput> load_cluster_input(const Invocation& inv);
+// The host names an imported cluster keeps (by host id); empty for --cluster.
+[[nodiscard]] std::span<const std::string> file_host_names(const ClusterInput& in);
 // The imported file's failures, then --down (when the subcommand takes it and
 // it was given), in `overlay` of `fabric` (materialize(in.descriptor)).
 [[nodiscard]] Status apply_failures(const Invocation& inv, const ClusterInput& in,
@@ -58,14 +61,22 @@ struct ClusterInput {
 // "3 (gpu04), 5 (gpu06)" for hosts of an imported cluster; ids alone otherwise.
 [[nodiscard]] std::string host_list_text(const ClusterInput& in, std::span<const HostId> hosts);
 
+// The --node-pattern namer (the default pattern when the subcommand does not
+// take the flag), checked to name every host of `d` apart.
+[[nodiscard]] StatusOr<topology::NodeNamer> load_node_namer(const Flags& flags,
+                                                            const topology::ClusterDescriptor<>& d);
+
 // The --job plan on --hosts (default: the first hosts of the cluster), numbered
-// by railyard and as given.
+// by railyard and as given. --hosts takes ids or node names
+// (topology::resolve_hosts): `file_names` are the names an imported file
+// keeps (by host id); without them, names come from load_node_namer().
 struct JobInput {
   placement::JobPlacement railyard;
   placement::JobPlacement naive;
 };
 [[nodiscard]] StatusOr<JobInput> load_job(const Flags& flags,
-                                          const topology::ClusterDescriptor<>& d);
+                                          const topology::ClusterDescriptor<>& d,
+                                          std::span<const std::string> file_names = {});
 // The latency model with --switch-ns, --nic-ns and --nvswitch-ns applied (those
 // the subcommand declares and the user gave); a value out of range names its flag.
 [[nodiscard]] StatusOr<collective::LatencyModel> load_latency(const Flags& flags);

@@ -11,12 +11,15 @@ namespace railyard::cli {
 namespace {
 
 constexpr FlagUse kOrderFlags[] = {required("job"), {"cluster"}, {"cables"}, {"ibnetdiscover"},
-                                   {"hosts"},       {"order"},   {"json"}};
+                                   {"hosts"},       {"node-pattern"}, {"order"},   {"json"}};
 
 Outcome run_order(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(const ClusterInput in, load_cluster_input(inv));
   const topology::ClusterDescriptor<>& d = in.descriptor;
-  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(inv.flags, d));
+  RAILYARD_RETURN_IF_ERROR(only_with(inv, "node-pattern", !in.fit,
+                                     "applies only to a cluster spec (an imported topology names "
+                                     "its hosts)"));
+  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(inv.flags, d, file_host_names(in)));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(inv.flags, job));
   const placement::OrderComparison both = placement::compare_orders(d, *chosen, job.naive);
   if (inv.flags.boolean("json")) return Output(report::order_json(both));
@@ -44,6 +47,7 @@ Outcome run_order(const Invocation& inv) {
 const Subcommand kOrder{
     "order",
     "--job PLAN [--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--hosts LIST] "
+    "[--node-pattern P] "
     "[--order railyard|naive] [--json]",
     "which GPU is rank r: railyard's numbering, its traffic per tier vs the "
     "naive one",

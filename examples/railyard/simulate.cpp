@@ -96,7 +96,7 @@ Outcome run_simulate(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
   RAILYARD_ASSIGN_OR_RETURN(const ClusterInput cluster_in, load_cluster_input(inv));
   const topology::ClusterDescriptor<>& d = cluster_in.descriptor;
-  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d));
+  RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d, file_host_names(cluster_in)));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
   RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, in, *chosen));
   const topology::Cluster cluster{d, materialize(cluster_in)};

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -370,4 +371,94 @@ TEST_CASE("k8s_labels: the test YAML reader rejects what it does not understand"
   CHECK(docs[0].at("k").seq[0].at("a").quoted);
   CHECK(docs[0].at("k").seq[0].at("b").str() == "x");
   CHECK(docs[1].at("z").seq[0].str() == "q");
+}
+
+// What Kueue's published CRD accepts, written down here from
+// kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_topologies.yaml
+// (checked at the release tags v0.9.0 ... v0.19.2 and main): the served versions,
+// spec.levels required with 1 to 16 items (8 in v1alpha1 before v0.13, so 8 is
+// the bound that holds for every release serving v1alpha1), each item an object
+// with the one required key nodeLabel of 1 to 316 characters matching the
+// pattern below, the levels unique, and kubernetes.io/hostname only as the last
+// level (the CRD's x-kubernetes-validations rules).
+namespace {
+struct KueueCrdFacts {
+  const char* version;
+  size_t max_levels;
+};
+constexpr KueueCrdFacts kKueueCrd[] = {{"v1alpha1", 8}, {"v1beta1", 16}, {"v1beta2", 16}};
+constexpr const char* kNodeLabelPattern =
+    R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$)";
+
+void check_against_kueue_crd(const YamlNode& topo, const KueueCrdFacts& crd) {
+  CHECK(topo.at("apiVersion").str() == std::string("kueue.x-k8s.io/") + crd.version);
+  CHECK(topo.at("kind").str() == "Topology");
+  // Cluster-scoped object: metadata.name only (no namespace).
+  CHECK_FALSE(topo.at("metadata").has("namespace"));
+  CHECK_FALSE(topo.at("metadata").at("name").str().empty());
+  // spec has only `levels` (required).
+  REQUIRE(topo.at("spec").map.size() == 1);
+  const auto& levels = topo.at("spec").at("levels").seq;
+  CHECK(levels.size() >= 1);
+  CHECK(levels.size() <= crd.max_levels);
+  const std::regex pattern(kNodeLabelPattern);
+  std::set<std::string> seen;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    REQUIRE(levels[i].map.size() == 1);  // nodeLabel, the one (required) property
+    const std::string& label = levels[i].at("nodeLabel").str();
+    CAPTURE(label);
+    CHECK(label.size() >= 1);
+    CHECK(label.size() <= 316);
+    CHECK(std::regex_match(label, pattern));
+    CHECK(seen.insert(label).second);  // "must be unique"
+    if (label == "kubernetes.io/hostname") CHECK(i + 1 == levels.size());
+  }
+}
+}  // namespace
+
+TEST_CASE("k8s_labels: the Topology passes Kueue's CRD schema for every version and preset") {
+  // The pattern itself rejects what it should (so the check above can fail).
+  const std::regex pattern(kNodeLabelPattern);
+  CHECK(std::regex_match("fabric.topograph.run/tier-0", pattern));
+  CHECK_FALSE(std::regex_match("Fabric.Topograph/tier-0", pattern));  // uppercase prefix
+  CHECK_FALSE(std::regex_match("tier-0-", pattern));
+  for (const auto& preset : topology::kPresets) {
+    const auto d = cluster(preset.name);
+    auto tree = topology::switch_tree(d, *topology::NodeNamer::parse(topology::kDefaultNodePattern));
+    REQUIRE(tree.ok());
+    auto domains = exports::domains_for_tree(*tree, d);
+    REQUIRE(domains.ok());
+    for (const KueueCrdFacts& crd : kKueueCrd) {
+      CAPTURE(preset.name);
+      CAPTURE(crd.version);
+      exports::K8sLabelOptions options;
+      options.kueue_api_version = std::string("kueue.x-k8s.io/") + crd.version;
+      auto labeling = exports::k8s_labeling(*tree, *domains, options);
+      REQUIRE(labeling.ok());
+      // The Topology alone, and as the second document of the combined file.
+      const std::string alone = exports::kueue_topology_yaml(*labeling, options);
+      const auto alone_docs = parse_yaml_documents(alone);
+      REQUIRE(alone_docs.size() == 1);
+      check_against_kueue_crd(alone_docs[0], crd);
+      CHECK(alone.find(std::string("kueue.x-k8s.io/") + crd.version + " is served by Kueue") !=
+            std::string::npos);
+      const std::string both = exports::k8s_labels_yaml(*labeling, options);
+      // The node labels alone are the first document, byte for byte, the Topology the second.
+      CHECK(both.starts_with(exports::k8s_node_labels_yaml(*labeling, options) + "---\n"));
+      CHECK(both.ends_with(alone));
+      if (d.hosts() > 4096) continue;  // parsing 16k nodes' YAML adds seconds, nothing new
+      const auto docs = parse_yaml_documents(both);
+      REQUIRE(docs.size() == 2);
+      check_against_kueue_crd(docs[1], crd);
+      CHECK(parse_yaml_documents(exports::k8s_node_labels_yaml(*labeling, options)).size() == 1);
+    }
+  }
+  exports::K8sLabelOptions old;
+  old.kueue_api_version = "kueue.x-k8s.io/v1alpha2";  // never served
+  topology::SwitchTree t;
+  t.hosts = {"a", "b"};
+  t.switches = {{"s0", 1, {}, {0, 1}}};
+  auto bad = exports::k8s_labeling(t, {}, old);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).starts_with("kueue_api_version=kueue.x-k8s.io/v1alpha2:"));
 }

@@ -2,6 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -222,6 +229,76 @@ std::vector<std::optional<Device>> read_torchrun(std::string_view text, const Jo
   return out;
 }
 
+// Output and exit status of a shell command.
+std::pair<std::string, int> run_shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+// The torchrun script, run by /bin/sh once per job host (RAILYARD_NODE = the
+// host) with a stub `torchrun` first on PATH that prints its arguments one per
+// line: the node rank each host really starts with, expanded the way torchrun's
+// static rendezvous numbers workers (RANK = node_rank * nproc + local_rank).
+std::vector<std::optional<Device>> run_torchrun_script(const std::string& script,
+                                                       const JobPlacement& job,
+                                                       const std::vector<std::string>& names,
+                                                       int32_t port) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / str_cat("railyard-torchrun-", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "torchrun.sh") << script;
+  {
+    std::ofstream stub(dir / "torchrun");
+    stub << "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n";
+  }
+  fs::permissions(dir / "torchrun", fs::perms::owner_all);
+  const auto ids = host_ids(names);
+  const int64_t world = job.plan.world();
+  std::vector<std::optional<Device>> out(static_cast<size_t>(world));
+  for (HostId host : job.hosts) {
+    const std::string& name = names[static_cast<size_t>(host.value())];
+    const auto [printed, status] =
+        run_shell(str_cat("RAILYARD_NODE=", name, " PATH=", dir.string(), ":/usr/bin:/bin sh ",
+                          (dir / "torchrun.sh").string(), " train.py --lr 0.1"));
+    REQUIRE(status == 0);
+    std::map<std::string, std::string> flags;
+    std::vector<std::string> rest;
+    for (const std::string& arg : lines_of(printed)) {
+      const size_t eq = arg.find('=');
+      if (arg.starts_with("--") && eq != std::string::npos && rest.empty())
+        flags[arg.substr(0, eq)] = arg.substr(eq + 1);
+      else
+        rest.push_back(arg);
+    }
+    CHECK(rest == std::vector<std::string>{"train.py", "--lr", "0.1"});  // arguments passed on
+    CHECK(flags.at("--rdzv-backend") == "static");
+    CHECK(to_int(flags.at("--nnodes")) == static_cast<int64_t>(job.hosts.size()));
+    CHECK(flags.at("--master-addr") == names[static_cast<size_t>(job.hosts[0].value())]);
+    CHECK(to_int(flags.at("--master-port")) == port);
+    const int64_t node_rank = to_int(flags.at("--node-rank"));
+    const int64_t nproc = to_int(flags.at("--nproc-per-node"));
+    for (int64_t local = 0; local < nproc; ++local) {
+      const int64_t rank = node_rank * nproc + local;
+      REQUIRE(rank < world);
+      CHECK(!out[static_cast<size_t>(rank)].has_value());
+      out[static_cast<size_t>(rank)] = Device{ids.at(name), GpuIndex{static_cast<int32_t>(local)}};
+    }
+  }
+  // A host outside the job: exit status 2 and a message naming it.
+  const auto [printed, status] =
+      run_shell(str_cat("RAILYARD_NODE=stranger PATH=", dir.string(), ":/usr/bin:/bin sh ",
+                        (dir / "torchrun.sh").string(), " train.py 2>&1"));
+  CHECK(status == 2);
+  CHECK(printed.find("host 'stranger' is not in this job") != std::string::npos);
+  fs::remove_all(dir);
+  return out;
+}
+
 void check_all_formats(const JobPlacement& job, const std::vector<std::string>& names) {
   check_devices(job, read_per_rank_hostfile(text_of(exports::hostfile_seq(job, names)), names));
   check_devices(job, read_per_rank_hostfile(text_of(exports::slurm_hostfile(job, names)), names));
@@ -236,6 +313,21 @@ void check_all_formats(const JobPlacement& job, const std::vector<std::string>& 
   check_devices(job, read_rank_env(text_of(exports::rank_env(job, names)), job, names, 29500));
   check_devices(job, read_rank_env(text_of(exports::rank_env(job, names, opts)), job, names, 31337));
   check_devices(job, read_torchrun(text_of(exports::torchrun_table(job, names)), job, names));
+  check_devices(job, run_torchrun_script(text_of(exports::torchrun_script(job, names, opts)), job,
+                                         names, 31337));
+  // The per-node files: torchrun.sh is the script; node k's file runs node rank k.
+  auto files = exports::torchrun_files(job, names, opts);
+  REQUIRE(files.ok());
+  REQUIRE(files->size() == job.hosts.size() + 1);
+  CHECK((*files)[0].path == "torchrun.sh");
+  CHECK((*files)[0].content == text_of(exports::torchrun_script(job, names, opts)));
+  for (size_t k = 0; k < job.hosts.size(); ++k) {
+    const exports::LaunchFile& f = (*files)[k + 1];
+    CHECK(f.path == str_cat("torchrun-node-", k, ".sh"));
+    CHECK(f.content.find(str_cat("run on ", names[static_cast<size_t>(job.hosts[k].value())], " ")) !=
+          std::string::npos);
+    CHECK(f.content.find(str_cat(" --node-rank=", k, " ")) != std::string::npos);
+  }
 }
 
 struct Case {
@@ -300,7 +392,7 @@ TEST_CASE("launchers: output is deterministic and the dispatcher matches the fun
         text_of(exports::openmpi_rankfile(*job, names)));
   CHECK(text_of(exports::launcher_file("rank-env", *job, names)) == text_of(exports::rank_env(*job, names)));
   CHECK(text_of(exports::launcher_file("torchrun", *job, names)) ==
-        text_of(exports::torchrun_table(*job, names)));
+        text_of(exports::torchrun_script(*job, names)));
   CHECK(text_of(exports::launcher_file("megatron", *job, names)) == exports::megatron_args(job->plan));
 }
 

@@ -27,6 +27,7 @@
 #include "fuzz_target.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/core/hostlist.hpp"
+#include "railyard/topology/host_lookup.hpp"
 #include "railyard/topology/node_names.hpp"
 #include "railyard/topology/cluster_spec.hpp"
 #include "railyard/topology/descriptor.hpp"
@@ -564,8 +565,9 @@ constexpr std::array<std::string_view, 5> kNamingClusters = {
 
 struct PatternPiece {
   std::string literal;
-  int field = 0;     // index into NodeNamer::kFieldNames
-  size_t width = 0;  // 0: unpadded
+  int field = 0;       // index into NodeNamer::kFieldNames
+  size_t width = 0;    // 0: unpadded
+  int64_t offset = 0;  // {field+N}
 };
 struct Pattern {
   std::vector<PatternPiece> pieces;
@@ -591,10 +593,21 @@ std::optional<Pattern> read_pattern(std::string_view text) {
     if (close == std::string_view::npos) return std::nullopt;
     const std::string_view body = text.substr(i + 1, close - i - 1);
     const size_t colon = body.find(':');
-    PatternPiece piece{literal, -1, 0};
+    PatternPiece piece{literal, -1, 0, 0};
+    std::string_view field = body.substr(0, colon);
+    if (const size_t plus = field.find('+'); plus != std::string_view::npos) {
+      const std::string_view n = field.substr(plus + 1);
+      if (n.empty() || n.size() > 10) return std::nullopt;
+      for (char c : n) {
+        if (c < '0' || c > '9') return std::nullopt;
+        piece.offset = piece.offset * 10 + (c - '0');
+      }
+      if (piece.offset > 1'000'000'000) return std::nullopt;
+      field = field.substr(0, plus);
+    }
     const auto& names = railyard::topology::NodeNamer::kFieldNames;
     for (size_t f = 0; f < names.size(); ++f)
-      if (body.substr(0, colon) == names[f]) piece.field = static_cast<int>(f);
+      if (field == names[f]) piece.field = static_cast<int>(f);
     if (piece.field < 0) return std::nullopt;
     if (colon != std::string_view::npos) {
       const std::string_view w = body.substr(colon + 1);
@@ -631,12 +644,15 @@ void check_node_names(const ClusterDescriptor<>& d, std::string_view text) {
         "the error names node_pattern and the pattern");
     return;
   }
-  // Widest value of each field over the cluster (brute force over the hosts).
-  std::array<size_t, 5> widest{};
+  // Widest value of each piece over the cluster (brute force over the hosts).
+  std::vector<size_t> widest(pattern->pieces.size(), 0);
   for (int32_t h = 0; h < d.hosts(); ++h) {
     const auto v = field_values(d, h);
-    for (size_t f = 0; f < v.size(); ++f)
-      widest[f] = std::max(widest[f], railyard::str_cat(v[f]).size());
+    for (size_t k = 0; k < pattern->pieces.size(); ++k) {
+      const PatternPiece& p = pattern->pieces[k];
+      widest[k] = std::max(widest[k],
+                           railyard::str_cat(v[static_cast<size_t>(p.field)] + p.offset).size());
+    }
   }
   bool all_padded = true;
   for (const PatternPiece& p : pattern->pieces) all_padded = all_padded && p.width > 0;
@@ -651,9 +667,9 @@ void check_node_names(const ClusterDescriptor<>& d, std::string_view text) {
     for (size_t k = 0; k < pattern->pieces.size(); ++k) {
       const PatternPiece& p = pattern->pieces[k];
       const auto f = static_cast<size_t>(p.field);
-      std::string digits = railyard::str_cat(v[f]);
+      std::string digits = railyard::str_cat(v[f] + p.offset);
       if (p.width > 0) {
-        const size_t width = std::max(p.width, widest[f]);
+        const size_t width = std::max(p.width, widest[k]);
         digits.insert(0, width - std::min(width, digits.size()), '0');
       }
       expected += p.literal + digits;
@@ -688,6 +704,21 @@ void check_node_names(const ClusterDescriptor<>& d, std::string_view text) {
   const std::string compressed = railyard::compress_hostlist(names);
   auto back = railyard::expand_hostlist(compressed);
   RAILYARD_FUZZ_CHECK(back.ok() && *back == names, "node names round-trip through a hostlist");
+
+  // --hosts by name: the compressed list resolves to every host in id order,
+  // or (numeric names only) is refused as ambiguous, never to other hosts.
+  if (unique.ok()) {
+    auto ids = railyard::topology::resolve_hosts("hosts", compressed, names);
+    if (ids.ok()) {
+      bool in_order = static_cast<int32_t>(ids->size()) == d.hosts();
+      for (size_t i = 0; in_order && i < ids->size(); ++i)
+        in_order = (*ids)[i].value() == static_cast<int32_t>(i);
+      RAILYARD_FUZZ_CHECK(in_order, "a hostlist of every name resolves to ids 0..n-1");
+    } else {
+      RAILYARD_FUZZ_CHECK(message(ids.status()).find("ambiguous") != std::string::npos,
+                          "resolving the cluster's own names fails only as ambiguous");
+    }
+  }
 }
 
 }  // namespace

@@ -36,9 +36,15 @@
 //
 // The Kueue Topology (kubernetes-sigs/kueue apis/kueue/v1beta2/topology_types.go
 // and site/content/en/docs/concepts/topology.md): `apiVersion:
-// kueue.x-k8s.io/v1beta2` (the storage version in current Kueue; older releases
-// serve only v1beta1, and before that v1alpha1 — set
-// K8sLabelOptions::kueue_api_version),
+// kueue.x-k8s.io/<version>`, set by K8sLabelOptions::kueue_api_version. Which
+// Kueue releases serve which version (the CRD,
+// config/components/crd/bases/kueue.x-k8s.io_topologies.yaml, at each release
+// tag): v1alpha1 in v0.9 to v0.13 (the Topology API appeared in v0.9);
+// v1beta1 from v0.14 (storage version in v0.14 and v0.15, still served after);
+// v1beta2 from v0.15 (storage version from v0.16). The default, v1beta2, needs
+// Kueue >= 0.15; pick v1alpha1 for 0.9 - 0.13. The spec is the same in the
+// three (levels of nodeLabel) except that v1alpha1 before v0.13 allows at most
+// 8 levels, later releases 16 (railyard writes at most 5).
 // `kind: Topology`, `spec.levels[].nodeLabel` ordered coarsest first, 1 to 16
 // unique levels, `kubernetes.io/hostname` allowed only as the last level. The
 // levels are tier-(T-1) ... tier-0, then `kubernetes.io/hostname` (set by the
@@ -86,6 +92,9 @@ inline constexpr std::array<std::string_view, 3> kLegacyTierKeys = {
     "network.topology.nvidia.com/core"};
 inline constexpr std::string_view kHostnameKey = "kubernetes.io/hostname";
 inline constexpr std::string_view kKueueApiVersion = "kueue.x-k8s.io/v1beta2";
+// The Topology API versions some Kueue release serves (see the header comment).
+inline constexpr std::array<std::string_view, 3> kKueueTopologyVersions = {"v1alpha1", "v1beta1",
+                                                                           "v1beta2"};
 
 struct K8sLabelOptions {
   bool legacy_labels = false;                    // also write network.topology.nvidia.com/* keys
@@ -244,9 +253,13 @@ RAILYARD_LAZY
       !problem.empty())
     return invalid_field("kueue_topology_name", options.kueue_topology_name,
                          str_cat("not an RFC 1123 subdomain name (", problem, ")"));
-  if (options.kueue_api_version.rfind("kueue.x-k8s.io/", 0) != 0)
+  if (options.kueue_api_version.rfind("kueue.x-k8s.io/", 0) != 0 ||
+      std::find(kKueueTopologyVersions.begin(), kKueueTopologyVersions.end(),
+                std::string_view(options.kueue_api_version).substr(15)) ==
+          kKueueTopologyVersions.end())
     return invalid_field("kueue_api_version", options.kueue_api_version,
-                         "expected kueue.x-k8s.io/<version>, e.g. kueue.x-k8s.io/v1beta2");
+                         "expected kueue.x-k8s.io/ then v1alpha1 (Kueue 0.9-0.13), v1beta1 "
+                         "(0.14+) or v1beta2 (0.15+)");
   for (const std::string& name : tree.hosts) RAILYARD_RETURN_IF_ERROR(check_k8s_node_name(name));
   for (const auto& sw : tree.switches)
     RAILYARD_RETURN_IF_ERROR(check_k8s_label_value("switch", sw.name));
@@ -317,25 +330,23 @@ RAILYARD_LAZY
   return out;
 }
 
-// The labeling as YAML: a comment, then a `kind: List` of partial `v1` Node
-// objects (metadata.name and metadata.labels only), then `---` and the Kueue
-// Topology. Names and values are double-quoted so none reads as a YAML number or
-// boolean. Same input, same bytes.
-//
-// Consumers: `kubectl apply --server-side --field-manager=railyard -f FILE`
-// applies the labels to existing nodes and creates the Topology (Kueue must be
-// installed); server-side apply would also create stub Nodes for names the
-// cluster lacks, so prefer k8s_label_script() when the names are not certain.
+// The node labels alone, as one YAML document: a comment, then a `kind: List`
+// of partial `v1` Node objects (metadata.name and metadata.labels only). Names
+// and values are double-quoted so none reads as a YAML number or boolean.
+// Apply with `kubectl apply --server-side --field-manager=railyard -f FILE`
+// (labels existing nodes; server-side apply would also create stub Nodes for
+// names the cluster lacks, so prefer k8s_label_script() when the names are not
+// certain).
 RAILYARD_LAZY
-[[nodiscard]] std::string k8s_labels_yaml(const K8sLabeling& labeling,
-                                                 const K8sLabelOptions& options) {
+[[nodiscard]] std::string k8s_node_labels_yaml(const K8sLabeling& labeling,
+                                               const K8sLabelOptions& options) {
   std::string out;
   str_append(out,
              "# Kubernetes node labels written by railyard: the fabric position of each node in "
              "the keys of\n# NVIDIA topograph >= 1.0 (fabric.topograph.run/tier-N, N = 0 nearest "
              "the node;\n# accelerator.topograph.run/domain = multi-host NVLink domain)",
              options.legacy_labels ? " and the legacy\n# network.topology.nvidia.com/* keys" : "",
-             ",\n# then a Kueue Topology whose levels are those labels, coarsest first.\n");
+             ".\n# Apply on its own: kubectl apply --server-side --field-manager=railyard -f FILE\n");
   str_append(out, "apiVersion: v1\nkind: List\nitems:\n");
   for (const K8sNodeLabels& node : labeling.nodes) {
     str_append(out, "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: \"", node.node,
@@ -343,11 +354,42 @@ RAILYARD_LAZY
     for (const auto& [key, value] : node.labels)
       str_append(out, "      ", key, ": \"", value, "\"\n");
   }
-  str_append(out, "---\napiVersion: ", options.kueue_api_version, "\nkind: Topology\nmetadata:\n",
+  return out;
+}
+
+// The Kueue Topology alone, as one YAML document with a comment saying which
+// Kueue releases serve its apiVersion. Apply with `kubectl apply -f FILE` once
+// Kueue is installed, then name it in a ResourceFlavor's spec.topologyName.
+RAILYARD_LAZY
+[[nodiscard]] std::string kueue_topology_yaml(const K8sLabeling& labeling,
+                                              const K8sLabelOptions& options) {
+  const std::string_view version = std::string_view(options.kueue_api_version).substr(15);
+  const std::string_view served = version == "v1alpha1"  ? "Kueue 0.9 to 0.13"
+                                  : version == "v1beta1" ? "Kueue 0.14 and later"
+                                                         : "Kueue 0.15 and later";
+  std::string out = str_cat(
+      "# Kueue Topology written by railyard: levels are node labels, coarsest first, hostname "
+      "last.\n# ",
+      options.kueue_api_version, " is served by ", served,
+      ". Apply on its own: kubectl apply -f FILE;\n# then set spec.topologyName: ",
+      options.kueue_topology_name, " on the ResourceFlavor of these nodes.\n");
+  str_append(out, "apiVersion: ", options.kueue_api_version, "\nkind: Topology\nmetadata:\n",
              "  name: \"", options.kueue_topology_name, "\"\nspec:\n  levels:\n");
   for (const std::string& level : labeling.kueue_levels)
     str_append(out, "  - nodeLabel: \"", level, "\"\n");
   return out;
+}
+
+// Both documents in one stream, node labels first, separated by `---`: the
+// whole file applies with `kubectl apply --server-side -f FILE` (Kueue must be
+// installed for the Topology), and each document carries its own comment and
+// can be applied alone (k8s_node_labels_yaml, kueue_topology_yaml). Same input,
+// same bytes.
+RAILYARD_LAZY
+[[nodiscard]] std::string k8s_labels_yaml(const K8sLabeling& labeling,
+                                                 const K8sLabelOptions& options) {
+  return str_cat(k8s_node_labels_yaml(labeling, options), "---\n",
+                 kueue_topology_yaml(labeling, options));
 }
 
 // The labeling as a POSIX shell script of `kubectl label node NAME k=v ...

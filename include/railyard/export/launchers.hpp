@@ -74,6 +74,21 @@
 //   With c10d the rendezvous numbers nodes in the lexicographic order of their
 //   addresses (docs/constants.md#schedulers: node66 < node7); when that order differs from the
 //   launch order the table carries a `# WARNING:` line.
+// * torchrun_script — a POSIX shell script that every node of the job runs
+//   the same way (`sh torchrun.sh train.py --its-args`, e.g. from `srun
+//   --ntasks-per-node=1`, pdsh or ssh): it finds its node rank from its host
+//   name (`hostname -s`, or $RAILYARD_NODE when set) in a `case` of the job's
+//   hosts and execs the static-rendezvous torchrun command above with that
+//   --node-rank and the arguments it was given; a host not in the job exits 2
+//   with a message naming it. torchrun_files() gives that script as
+//   `torchrun.sh` plus one `torchrun-node-<k>.sh` per node rank k, each with the
+//   one command for that node (its host named in a comment), for sites that
+//   start nodes by hand. The flags are torchrun's own spellings
+//   (torch/distributed/run.py get_args_parser: --nnodes, --nproc-per-node,
+//   --rdzv-backend (default "static"), --node-rank, --master-addr,
+//   --master-port; with the static backend and no --rdzv-endpoint the endpoint
+//   is master-addr:master-port, get_rdzv_endpoint). Host names must be
+//   [A-Za-z0-9._-] here (they become shell `case` patterns).
 // * megatron_args — `#` comment lines, then one line of Megatron-LM arguments:
 //   --tensor-model-parallel-size, --pipeline-model-parallel-size,
 //   --context-parallel-size, --expert-model-parallel-size and, when needed,
@@ -92,8 +107,8 @@
 //   (e.g. cp > 1 with ep > 1: Megatron folds EP across CP ranks).
 //
 // launcher_file(format, ...) dispatches on the format names the CLI uses:
-// hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun,
-// megatron.
+// hostfile, hostfile-slots, rankfile, slurm-hostfile, rank-env, torchrun
+// (torchrun_script), megatron.
 #pragma once
 
 #include <algorithm>
@@ -359,6 +374,90 @@ RAILYARD_LAZY
   return out;
 }
 
+namespace detail {
+
+// The torchrun command of node rank `node_rank` ("$rank" for the dispatcher).
+RAILYARD_LAZY
+std::string torchrun_command(const placement::JobPlacement& job, std::span<const std::string> names,
+                             const LaunchOptions& options, std::string_view node_rank) {
+  return str_cat("torchrun --nnodes=", job.hosts.size(), " --nproc-per-node=", job.gpus_per_host,
+                 " --node-rank=", node_rank, " --rdzv-backend=static --master-addr=",
+                 name_of(job, names, 0), " --master-port=", options.master_port);
+}
+
+// Shell-safe host names: they become `case` patterns and unquoted words.
+RAILYARD_LAZY
+Status check_shell_names(const placement::JobPlacement& job, std::span<const std::string> names) {
+  for (size_t k = 0; k < job.hosts.size(); ++k) {
+    const std::string& name = name_of(job, names, static_cast<int64_t>(k));
+    for (char c : name)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '.' || c == '_' || c == '-'))
+        return invalid_field("host_name", name,
+                             str_cat("character '", std::string(1, c),
+                                     "' cannot go into a shell script (use letters, digits, "
+                                     "'.', '_' and '-')"));
+  }
+  return ok_status();
+}
+
+}  // namespace detail
+
+// The script every node runs to start its torchrun with its own --node-rank
+// (format in the header comment).
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::string> torchrun_script(const placement::JobPlacement& job,
+                                                    std::span<const std::string> names,
+                                                    const LaunchOptions& options = {}) {
+  RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
+  RAILYARD_RETURN_IF_ERROR(check_launch_options(options));
+  RAILYARD_RETURN_IF_ERROR(detail::check_shell_names(job, names));
+  const int64_t nodes = static_cast<int64_t>(job.hosts.size());
+  const int32_t g = job.gpus_per_host;
+  std::string out = str_cat(
+      "#!/bin/sh\n# railyard torchrun launcher: plan ", job.plan.to_string(), "; ", nodes,
+      " nodes x ", g, " GPUs; RANK = node rank * ", g, " + LOCAL_RANK.\n",
+      "# Run this same script on every node of the job, followed by the training script and its\n",
+      "# arguments: sh torchrun.sh train.py --epochs 3\n",
+      "# The node rank comes from the host name: $RAILYARD_NODE when set, else `hostname -s`.\n",
+      "# Static rendezvous: torchrun reads --node-rank only with --rdzv-backend=static.\n",
+      "node=\"${RAILYARD_NODE:-$(hostname -s)}\"\ncase \"$node\" in\n");
+  for (int64_t k = 0; k < nodes; ++k)
+    str_append(out, "  ", detail::name_of(job, names, k), ") rank=", k, " ;;  # ranks ", k * g,
+               "-", k * g + g - 1, "\n");
+  str_append(out, "  *) echo \"torchrun.sh: host '$node' is not in this job (set RAILYARD_NODE to "
+                  "its name)\" >&2; exit 2 ;;\nesac\n",
+             "exec ", detail::torchrun_command(job, names, options, "\"$rank\""), " \"$@\"\n");
+  return out;
+}
+
+// A file for a launcher, path relative to the output directory.
+struct LaunchFile {
+  std::string path;
+  std::string content;
+};
+
+// torchrun.sh (torchrun_script) and torchrun-node-<k>.sh for every node rank k.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<LaunchFile>> torchrun_files(const placement::JobPlacement& job,
+                                                               std::span<const std::string> names,
+                                                               const LaunchOptions& options = {}) {
+  RAILYARD_ASSIGN_OR_RETURN(std::string dispatcher, torchrun_script(job, names, options));
+  std::vector<LaunchFile> files;
+  files.push_back({"torchrun.sh", std::move(dispatcher)});
+  const int64_t nodes = static_cast<int64_t>(job.hosts.size());
+  const int32_t g = job.gpus_per_host;
+  for (int64_t k = 0; k < nodes; ++k)
+    files.push_back({str_cat("torchrun-node-", k, ".sh"),
+                     str_cat("#!/bin/sh\n# railyard torchrun: node rank ", k, " of ", nodes,
+                             "; run on ", detail::name_of(job, names, k), " (ranks ", k * g, "-",
+                             k * g + g - 1, "), followed by the training script and its "
+                             "arguments.\nexec ",
+                             detail::torchrun_command(job, names, options, str_cat(k)),
+                             " \"$@\"\n")});
+  return files;
+}
+
 // Megatron-LM arguments that reproduce the plan's numbering (see above).
 RAILYARD_LAZY
 [[nodiscard]] std::string megatron_args(const placement::ParallelPlan& plan) {
@@ -419,7 +518,7 @@ RAILYARD_LAZY
   if (format == "rankfile") return openmpi_rankfile(job, names, options);
   if (format == "slurm-hostfile") return slurm_hostfile(job, names);
   if (format == "rank-env") return rank_env(job, names, options);
-  if (format == "torchrun") return torchrun_table(job, names, options);
+  if (format == "torchrun") return torchrun_script(job, names, options);
   if (format == "megatron") {
     RAILYARD_RETURN_IF_ERROR(detail::check_launch_input(job, names));
     return megatron_args(job.plan);

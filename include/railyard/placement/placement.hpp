@@ -13,3 +13,4 @@
 #include "railyard/placement/ordering.hpp"
 #include "railyard/placement/plan.hpp"
 #include "railyard/placement/replay.hpp"
+#include "railyard/placement/tree_order.hpp"

@@ -5,7 +5,10 @@
 // unit), {pod}, {slot} (host index inside its SU) and {domain} (NVLink domain).
 // `{name:0N}` pads with zeros to at least N digits — and to the digit count of the
 // largest value that placeholder takes in the cluster, so that names always sort
-// in topology order (node9999 < node10000 would not):
+// in topology order (node9999 < node10000 would not). `{name+N}` adds N (0 to
+// 10^9) to the value, for sites that number from 1 as Slurm configurations
+// usually do: `gpu-a{host+1:03}` names host 0 gpu-a001; the padding then counts
+// the digits of the largest value plus N:
 //
 //   auto namer = railyard::topology::NodeNamer::parse("gpu-{su:02}-{slot:03}");
 //   std::string n = namer->name(descriptor, railyard::HostId{33});   // "gpu-01-001"
@@ -37,7 +40,7 @@ class NodeNamer {
                                                                   "domain"};
 
   // Parses a pattern. Errors (naming `node_pattern` and the text): unbalanced
-  // braces, unknown placeholder, bad width, no placeholder at all, characters
+  // braces, unknown placeholder, bad offset or width, no placeholder at all, characters
   // that schedulers reject in host names (anything but letters, digits, '-',
   // '_' and '.').
   [[nodiscard]] static StatusOr<NodeNamer> parse(std::string_view pattern) {
@@ -61,8 +64,20 @@ class NodeNamer {
         return invalid_field(kKey, pattern, "'{' without a matching '}'");
       const std::string_view body = pattern.substr(i + 1, close - i - 1);
       const size_t colon = body.find(':');
-      const std::string_view name = body.substr(0, colon);
-      Piece piece{std::move(literal), Field::kHost, 0};
+      std::string_view name = body.substr(0, colon);
+      Piece piece{std::move(literal), Field::kHost, 0, 0};
+      if (const size_t plus = name.find('+'); plus != std::string_view::npos) {
+        const std::string_view offset = name.substr(plus + 1);
+        name = name.substr(0, plus);
+        if (offset.empty() || offset.size() > 10 ||
+            !std::all_of(offset.begin(), offset.end(), is_digit) ||
+            std::stoll(std::string(offset)) > kMaxOffset)
+          return invalid_field(kKey, pattern,
+                               str_cat("bad offset '+", offset, "' in {", body,
+                                       "}; use a number from 0 to 1000000000, e.g. {", name,
+                                       "+1}"));
+        piece.offset = std::stoll(std::string(offset));
+      }
       literal.clear();
       bool known = false;
       for (size_t f = 0; f < kFieldNames.size(); ++f)
@@ -124,10 +139,10 @@ class NodeNamer {
     std::string out;
     for (const Piece& p : pieces_) {
       out += p.literal;
-      std::string digits = str_cat(value(d, p.field, h));
+      std::string digits = str_cat(value(d, p.field, h) + p.offset);
       if (p.min_width > 0) {
-        const size_t width =
-            std::max(static_cast<size_t>(p.min_width), str_cat(max_value(d, p.field)).size());
+        const size_t width = std::max(static_cast<size_t>(p.min_width),
+                                      str_cat(max_value(d, p.field) + p.offset).size());
         if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
       }
       out += digits;
@@ -158,10 +173,12 @@ class NodeNamer {
 
  private:
   static constexpr std::string_view kKey = "node_pattern";
+  static constexpr int64_t kMaxOffset = 1'000'000'000;
   struct Piece {
     std::string literal;  // text before the placeholder
     Field field;
-    int min_width;  // 0: no padding; else zero-pad to max(min_width, widest value)
+    int min_width;   // 0: no padding; else zero-pad to max(min_width, widest value)
+    int64_t offset;  // {field+N}: added to the value
   };
   std::string pattern_;
   std::vector<Piece> pieces_;

@@ -14,6 +14,7 @@
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/failure_spec.hpp"
 #include "railyard/topology/fabric.hpp"
+#include "railyard/topology/host_lookup.hpp"
 #include "railyard/topology/import/cable_fit.hpp"
 #include "railyard/topology/import/cable_list.hpp"
 #include "railyard/topology/import/csv_topology.hpp"
