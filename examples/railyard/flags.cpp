@@ -127,7 +127,7 @@ constexpr std::array<FlagSpec, 65> kFlagTable = {{
      "MPI --map-by seq, one line per rank), hostfile-slots (host slots=G), rankfile (Open MPI "
      "rankfile), slurm-hostfile (SLURM_HOSTFILE for srun --distribution=arbitrary), rank-env "
      "(torchrun's variables per rank), torchrun (a script every node runs: it picks its "
-     "--node-rank by host name; --out DIR also writes torchrun-node-<k>.sh), megatron "
+     "--node_rank by host name; --out DIR also writes torchrun-node-<k>.sh), megatron "
      "(Megatron-LM arguments). cc: "
      "what to print: text (default), json (as --json), nvue (Cumulus Linux nv set qos "
      "commands), sonic (config_db JSON), connectx (mlnx_qos, cc_params, mlxconfig), nccl-env "

@@ -209,11 +209,11 @@ std::vector<std::optional<Device>> read_torchrun(std::string_view text, const Jo
       REQUIRE(kv.size() == 2);
       flags[std::string(kv[0])] = std::string(kv[1]);
     }
-    CHECK(flags.at("--rdzv-backend") == "static");
+    CHECK(flags.at("--rdzv_backend") == "static");
     CHECK(to_int(flags.at("--nnodes")) == static_cast<int64_t>(job.hosts.size()));
-    CHECK(flags.at("--master-addr") == names[static_cast<size_t>(job.hosts[0].value())]);
-    const int64_t node_rank = to_int(flags.at("--node-rank"));
-    const int64_t nproc = to_int(flags.at("--nproc-per-node"));
+    CHECK(flags.at("--master_addr") == names[static_cast<size_t>(job.hosts[0].value())]);
+    const int64_t node_rank = to_int(flags.at("--node_rank"));
+    const int64_t nproc = to_int(flags.at("--nproc_per_node"));
     CHECK(node_rank == to_int(cols[0]));
     CHECK(cols[2] == str_cat(node_rank * nproc, "-", node_rank * nproc + nproc - 1));
     REQUIRE(ids.count(std::string(cols[1])));
@@ -276,12 +276,12 @@ std::vector<std::optional<Device>> run_torchrun_script(const std::string& script
         rest.push_back(arg);
     }
     CHECK(rest == std::vector<std::string>{"train.py", "--lr", "0.1"});  // arguments passed on
-    CHECK(flags.at("--rdzv-backend") == "static");
+    CHECK(flags.at("--rdzv_backend") == "static");
     CHECK(to_int(flags.at("--nnodes")) == static_cast<int64_t>(job.hosts.size()));
-    CHECK(flags.at("--master-addr") == names[static_cast<size_t>(job.hosts[0].value())]);
-    CHECK(to_int(flags.at("--master-port")) == port);
-    const int64_t node_rank = to_int(flags.at("--node-rank"));
-    const int64_t nproc = to_int(flags.at("--nproc-per-node"));
+    CHECK(flags.at("--master_addr") == names[static_cast<size_t>(job.hosts[0].value())]);
+    CHECK(to_int(flags.at("--master_port")) == port);
+    const int64_t node_rank = to_int(flags.at("--node_rank"));
+    const int64_t nproc = to_int(flags.at("--nproc_per_node"));
     for (int64_t local = 0; local < nproc; ++local) {
       const int64_t rank = node_rank * nproc + local;
       REQUIRE(rank < world);
@@ -326,7 +326,7 @@ void check_all_formats(const JobPlacement& job, const std::vector<std::string>& 
     CHECK(f.path == str_cat("torchrun-node-", k, ".sh"));
     CHECK(f.content.find(str_cat("run on ", names[static_cast<size_t>(job.hosts[k].value())], " ")) !=
           std::string::npos);
-    CHECK(f.content.find(str_cat(" --node-rank=", k, " ")) != std::string::npos);
+    CHECK(f.content.find(str_cat(" --node_rank=", k, " ")) != std::string::npos);
   }
 }
 
@@ -417,8 +417,8 @@ TEST_CASE("launchers: exact small outputs") {
         "ROLE_WORLD_SIZE=16 MASTER_ADDR=node9 MASTER_PORT=29500");
   CHECK(
       lines_of(text_of(exports::torchrun_table(*job, names)))[1] ==
-      "1\tnode3\t8-15\ttorchrun --nnodes=2 --nproc-per-node=8 --node-rank=1 --rdzv-backend=static "
-      "--master-addr=node9 --master-port=29500");
+      "1\tnode3\t8-15\ttorchrun --nnodes=2 --nproc_per_node=8 --node_rank=1 --rdzv_backend=static "
+      "--master_addr=node9 --master_port=29500");
 }
 
 TEST_CASE("launchers: torchrun warns when c10d's lexicographic node order differs") {

@@ -67,8 +67,8 @@
 //   '#' comments first. The command uses the static rendezvous, the only one
 //   where the node rank is ours to give (torch/distributed/run.py:
 //   `if args.rdzv_backend == "static": rdzv_configs["rank"] = args.node_rank`):
-//   `torchrun --nnodes=N --nproc-per-node=G --node-rank=K --rdzv-backend=static
-//   --master-addr=<host of rank 0> --master-port=P`; append the script:
+//   `torchrun --nnodes=N --nproc_per_node=G --node_rank=K --rdzv_backend=static
+//   --master_addr=<host of rank 0> --master_port=P`; append the script:
 //     grep -v '^#' torchrun.tsv | while IFS=$'\t' read -r k host ranks cmd; do
 //       ssh -n "$host" "$cmd train.py" & done
 //   With c10d the rendezvous numbers nodes in the lexicographic order of their
@@ -79,15 +79,19 @@
 //   --ntasks-per-node=1`, pdsh or ssh): it finds its node rank from its host
 //   name (`hostname -s`, or $RAILYARD_NODE when set) in a `case` of the job's
 //   hosts and execs the static-rendezvous torchrun command above with that
-//   --node-rank and the arguments it was given; a host not in the job exits 2
+//   --node_rank and the arguments it was given; a host not in the job exits 2
 //   with a message naming it. torchrun_files() gives that script as
 //   `torchrun.sh` plus one `torchrun-node-<k>.sh` per node rank k, each with the
 //   one command for that node (its host named in a comment), for sites that
-//   start nodes by hand. The flags are torchrun's own spellings
-//   (torch/distributed/run.py get_args_parser: --nnodes, --nproc-per-node,
-//   --rdzv-backend (default "static"), --node-rank, --master-addr,
-//   --master-port; with the static backend and no --rdzv-endpoint the endpoint
-//   is master-addr:master-port, get_rdzv_endpoint). Host names must be
+//   start nodes by hand. The flags are torchrun's own spellings with
+//   underscores (torch/distributed/run.py get_args_parser: --nnodes,
+//   --nproc_per_node, --rdzv_backend (default "static"), --node_rank,
+//   --master_addr, --master_port; with the static backend and no
+//   --rdzv_endpoint the endpoint is master_addr:master_port,
+//   get_rdzv_endpoint): PyTorch 1.13 (Debian 12's python3-torch) accepts only
+//   these, PyTorch 2 accepts them beside the dashed aliases it added, and
+//   names.torchrun_args_parse parses the generated command with the installed
+//   torch's own parser. Host names must be
 //   [A-Za-z0-9._-] here (they become shell `case` patterns).
 // * megatron_args — `#` comment lines, then one line of Megatron-LM arguments:
 //   --tensor-model-parallel-size, --pipeline-model-parallel-size,
@@ -363,13 +367,13 @@ RAILYARD_LAZY
     str_append(out, "# WARNING: the c10d rendezvous numbers nodes in lexicographic order of their "
                     "addresses, which differs from this launch order (node rank ",
                diff.first - launch.begin(), " is ", *diff.first, " here, ", *diff.second,
-               " under c10d); use these static-rendezvous commands (--node-rank), not "
-               "--rdzv-backend=c10d\n");
+               " under c10d); use these static-rendezvous commands (--node_rank), not "
+               "--rdzv_backend=c10d\n");
   out += "# GROUP_RANK\thost\tranks\tcommand (append the training script and its arguments)\n";
   for (int64_t k = 0; k < nodes; ++k)
     str_append(out, k, "\t", launch[static_cast<size_t>(k)], "\t", k * g, "-", k * g + g - 1,
-               "\ttorchrun --nnodes=", nodes, " --nproc-per-node=", g, " --node-rank=", k,
-               " --rdzv-backend=static --master-addr=", master, " --master-port=", options.master_port,
+               "\ttorchrun --nnodes=", nodes, " --nproc_per_node=", g, " --node_rank=", k,
+               " --rdzv_backend=static --master_addr=", master, " --master_port=", options.master_port,
                "\n");
   return out;
 }
@@ -380,9 +384,9 @@ namespace detail {
 RAILYARD_LAZY
 std::string torchrun_command(const placement::JobPlacement& job, std::span<const std::string> names,
                              const LaunchOptions& options, std::string_view node_rank) {
-  return str_cat("torchrun --nnodes=", job.hosts.size(), " --nproc-per-node=", job.gpus_per_host,
-                 " --node-rank=", node_rank, " --rdzv-backend=static --master-addr=",
-                 name_of(job, names, 0), " --master-port=", options.master_port);
+  return str_cat("torchrun --nnodes=", job.hosts.size(), " --nproc_per_node=", job.gpus_per_host,
+                 " --node_rank=", node_rank, " --rdzv_backend=static --master_addr=",
+                 name_of(job, names, 0), " --master_port=", options.master_port);
 }
 
 // Shell-safe host names: they become `case` patterns and unquoted words.
@@ -403,7 +407,7 @@ Status check_shell_names(const placement::JobPlacement& job, std::span<const std
 
 }  // namespace detail
 
-// The script every node runs to start its torchrun with its own --node-rank
+// The script every node runs to start its torchrun with its own --node_rank
 // (format in the header comment).
 RAILYARD_LAZY
 [[nodiscard]] StatusOr<std::string> torchrun_script(const placement::JobPlacement& job,
@@ -420,7 +424,7 @@ RAILYARD_LAZY
       "# Run this same script on every node of the job, followed by the training script and its\n",
       "# arguments: sh torchrun.sh train.py --epochs 3\n",
       "# The node rank comes from the host name: $RAILYARD_NODE when set, else `hostname -s`.\n",
-      "# Static rendezvous: torchrun reads --node-rank only with --rdzv-backend=static.\n",
+      "# Static rendezvous: torchrun reads --node_rank only with --rdzv_backend=static.\n",
       "node=\"${RAILYARD_NODE:-$(hostname -s)}\"\ncase \"$node\" in\n");
   for (int64_t k = 0; k < nodes; ++k)
     str_append(out, "  ", detail::name_of(job, names, k), ") rank=", k, " ;;  # ranks ", k * g,
