@@ -45,9 +45,12 @@
 //   as hostfile_seq: `SLURM_HOSTFILE=F srun -n W --distribution=arbitrary`
 //   (`-m arbitrary`). SchedMD srun(1): "The arbitrary method of distribution
 //   will allocate processes in-order as listed in file designated by the
-//   environment variable SLURM_HOSTFILE ... one per line or comma separated";
-//   it is supported only with the generic allocation method, not with a
-//   topology plugin (docs/constants.md#schedulers).
+//   environment variable SLURM_HOSTFILE ... one per line or comma separated".
+//   Its NOTE (Slurm 22.05): on a job allocation the method "only controls the
+//   nodes to be allocated ... not the allocation of CPUs"; it is meant for a
+//   job step's task layout inside an allocation, which is how the real-Slurm
+//   check (tests/slurm/srun_ranks_check.sh, docs/slurm.md) runs it, also with
+//   TopologyPlugin=topology/tree loaded.
 // * rank_env — one line per rank, `<host> RANK=.. LOCAL_RANK=.. WORLD_SIZE=..
 //   LOCAL_WORLD_SIZE=.. GROUP_RANK=.. ROLE_RANK=.. ROLE_WORLD_SIZE=..
 //   MASTER_ADDR=.. MASTER_PORT=..`, lines starting with '#' are comments. The
