@@ -27,7 +27,7 @@ readonly MAIN_PACKAGES=(g++ cmake make libabsl-dev)
 # rsvg-convert (librsvg2-bin) renders heat maps to PNG for heat.render.
 readonly TEST_PACKAGES=(doctest-dev libbenchmark-dev clang libclang-rt-14-dev librsvg2-bin)
 # Seconds each fuzz target runs in the test pass (cmake/fuzz.sh runs two at a time).
-RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-20}"
+RAILYARD_CI_FUZZ_SECONDS="${RAILYARD_CI_FUZZ_SECONDS:-12}"
 # Optional: slurmctld, slurmd, scontrol/srun/sbatch and munged for tests/slurm.
 readonly SLURM_TEST_PACKAGES=(slurmctld slurmd slurm-client munge)
 # Optional: Go for examples/go, the cgo program over the C API (c.go_example is
