@@ -22,6 +22,10 @@
 #include "railyard/topology/cluster.hpp"
 #include "railyard/topology/failure_spec.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_aggregate_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -236,16 +240,20 @@ const FabricCase kFabricCases[] = {
 // Fabrics [first, last) of kFabricCases, folded against unfolded. Instrumented
 // builds (the unfolded adaptive reference is slow there) check a quarter of the
 // fabrics, as the other sweeps do: the 2-tier and the 2-plane 3-tier one, each
-// in its own test case so that each stays well inside the per-test timeout.
+// in its own test case, and each on every other host of its job (half the
+// GPUs, an eighth of the all-to-all work): the 2-plane case on its full 64 GPUs
+// ran past the 300 s per-test timeout instrumented on a slow CI machine. The
+// halved job still spans every pod, so every tier's links are exercised.
 void check_fabrics(size_t first, size_t last) {
-  const int stride = railyard::testing::kSanitizedBuild ? 4 : 1;
-  for (size_t i = first; i < last; i += static_cast<size_t>(stride)) {
+  const int fabric_stride = railyard::testing::kSanitizedBuild ? 4 : 1;
+  const int32_t host_stride_factor = railyard::testing::kSanitizedBuild ? 2 : 1;
+  for (size_t i = first; i < last; i += static_cast<size_t>(fabric_stride)) {
     const FabricCase& k = kFabricCases[i];
     const std::string spec = k.spec;
     CAPTURE(spec);
     auto c = railyard::topology::make_cluster(k.spec);
     REQUIRE(c.ok());
-    const auto groups = all_gpus(*c, k.hosts, k.stride);
+    const auto groups = all_gpus(*c, k.hosts, k.stride * host_stride_factor);
     for (Routing routing : {Routing::kAdaptive, Routing::kEcmp}) {
       CAPTURE(static_cast<int>(routing));
       const bool bundled = routing == Routing::kAdaptive && k.bundled;
@@ -298,3 +306,5 @@ TEST_CASE("aggregate: an all-to-all step folds to few classes under adaptive rou
   CHECK(r->flows == 511 * 512);
   CHECK(r->simulated_flows * 2 < r->flows);
 }
+
+}  // namespace railyard_test_sim_aggregate_test
