@@ -13,6 +13,10 @@
 
 #include "railyard/cc/derive.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_dcqcn_fluid_test {
+
 namespace {
 
 using railyard::cc::dcqcn_derivatives;
@@ -623,3 +627,5 @@ TEST_CASE("dcqcn_fluid: derived ConnectX settings convert, and both equilibria a
     }
   }
 }
+
+}  // namespace railyard_test_cc_dcqcn_fluid_test

@@ -9,6 +9,10 @@
 
 #include <cmath>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_dcqcn_nic_test {
+
 namespace {
 
 using railyard::cc::DcqcnParams;
@@ -260,3 +264,5 @@ TEST_CASE("dcqcn nic: bad settings name the field") {
   CHECK_FALSE(railyard::cc::validate_nic_params(p).ok());
   CHECK(railyard::cc::validate_nic_params(defaults()).ok());
 }
+
+}  // namespace railyard_test_cc_dcqcn_nic_test

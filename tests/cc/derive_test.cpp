@@ -11,6 +11,10 @@
 #include "railyard/placement/jobs.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_derive_test {
+
 namespace {
 
 using railyard::cc::CcInputs;
@@ -278,3 +282,5 @@ TEST_CASE("cc: bad cable length, switch latency and switch MTU name the field") 
   CHECK(railyard::has_field(s.status(), "switch_mtu_bytes"));
   CHECK(std::string(s.status().message()).find("switch_mtu_bytes=1500") != std::string::npos);
 }
+
+}  // namespace railyard_test_cc_derive_test

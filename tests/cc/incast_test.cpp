@@ -7,6 +7,10 @@
 #include "../support/clusters.hpp"
 #include "railyard/placement/plan.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_incast_test {
+
 namespace {
 
 using railyard::cc::Incast;
@@ -66,3 +70,5 @@ TEST_CASE("start_rate: line rate, or 1/N for an all-to-all's N senders") {
   CHECK(railyard::cc::start_rate(step).fraction ==
         doctest::Approx(step.all_to_all ? 1.0 / step.senders : 1.0));
 }
+
+}  // namespace railyard_test_cc_incast_test

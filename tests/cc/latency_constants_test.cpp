@@ -15,6 +15,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_latency_constants_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -173,3 +177,5 @@ TEST_CASE("latency constants: values outside [0, 100000] ns are refused by name"
   REQUIRE_FALSE(plan.ok());
   CHECK(std::string(plan.status().message()) == "nic_ns=-5: must be in [0, 100000] ns");
 }
+
+}  // namespace railyard_test_cc_latency_constants_test

@@ -14,6 +14,10 @@
 #include "railyard/cc/dcqcn_fluid.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_packet_incast_test {
+
 namespace {
 
 using railyard::cc::PacketIncastScenario;
@@ -289,3 +293,5 @@ TEST_CASE("packet incast: the DCQCN authors' convergence experiment (two flows, 
   for (double g : three.flow_gbps) CHECK(g == doctest::Approx(40.0 / 3).epsilon(0.25));
   CHECK(three.steady_utilization > 0.95);
 }
+
+}  // namespace railyard_test_cc_packet_incast_test

@@ -17,6 +17,10 @@
 #include "railyard/topology/cluster.hpp"
 #include "../support/budget.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_recommend_test {
+
 namespace {
 
 // This test's own reading of "no worse" (written apart from the library's).
@@ -98,3 +102,5 @@ TEST_CASE("cc recommend: never worse than the vendor defaults on 240 random fabr
   CHECK(cases >= total * 5 / 6);
   MESSAGE("cases: ", cases, ", where a candidate beat the defaults: ", dominated);
 }
+
+}  // namespace railyard_test_cc_recommend_test

@@ -13,6 +13,10 @@
 #include <cmath>
 #include <string>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_reference_hpcc_test {
+
 namespace {
 
 struct Reference {
@@ -109,3 +113,5 @@ TEST_CASE("packet incast agrees with the HPCC ns-3 simulator on 12 incasts") {
     CHECK(r.peak_queue_bytes == doctest::Approx(ref.peak_bytes).epsilon(0.40));
   }
 }
+
+}  // namespace railyard_test_cc_reference_hpcc_test

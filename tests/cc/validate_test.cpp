@@ -10,6 +10,10 @@
 #include "railyard/report/cc_report.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_cc_validate_test {
+
 namespace {
 
 railyard::cc::CcPlan plan_for(const char* preset, int32_t incast) {
@@ -144,3 +148,5 @@ TEST_CASE("cc validate: the fluid run's scenario is kept, and plots as the deriv
   CHECK(svg->find("8 DCQCN senders into one 400 Gb/s port (derived settings") != std::string::npos);
   CHECK(svg->find("</svg>") != std::string::npos);
 }
+
+}  // namespace railyard_test_cc_validate_test

@@ -9,6 +9,10 @@
 
 #include "railyard/collective/verify.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_collective_schedule_test {
+
 using namespace railyard;
 using namespace railyard::collective;
 
@@ -347,3 +351,5 @@ TEST_CASE("schedule: builders are deterministic") {
   CHECK(verify(*a).ok());
   CHECK(a->steps.size() == b->steps.size());
 }
+
+}  // namespace railyard_test_collective_schedule_test

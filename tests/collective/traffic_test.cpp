@@ -14,6 +14,10 @@
 
 #include "railyard/collective/schedule.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_collective_traffic_test {
+
 namespace {
 
 using railyard::collective::Algorithm;
@@ -233,3 +237,5 @@ TEST_CASE("traffic: peer_volumes is the per-pair sum of the phases (ring, pairwi
   CHECK_FALSE(peer_volumes(Collective::kAllToAll, Algorithm::kRing, 8, 1.0).ok());
   CHECK(peer_volumes(Collective::kAllReduce, Algorithm::kRing, 1, 1.0)->empty());
 }
+
+}  // namespace railyard_test_collective_traffic_test

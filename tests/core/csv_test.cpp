@@ -11,6 +11,10 @@
 
 #include "railyard/core/parse.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_csv_test {
+
 using railyard::csv_at_line;
 using railyard::csv_error;
 using railyard::CsvReader;
@@ -230,3 +234,5 @@ TEST_CASE("csv: errors name the line, the field and the value, and carry the fie
   CHECK(railyard::message_of(bad.status()) == "line 4: gpus=-1: expected a non-negative integer");
   CHECK(railyard::has_field(bad.status(), "gpus"));
 }
+
+}  // namespace railyard_test_core_csv_test

@@ -6,6 +6,10 @@
 #include <filesystem>
 #include <string>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_file_test {
+
 TEST_CASE("read_text_file / write_text_file: round trip, errors name the field and the path") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
   const std::string path = (dir / "railyard_file_test.txt").string();
@@ -68,3 +72,5 @@ TEST_CASE("check_writable: agrees with what write_text_file then does, and touch
         railyard::check_writable("svg", "./plain-name.svg").ok());
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace railyard_test_core_file_test

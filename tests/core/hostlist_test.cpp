@@ -10,6 +10,10 @@
 
 #include "../support/hostlist_expand.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_hostlist_test {
+
 using namespace railyard;
 
 namespace {
@@ -139,3 +143,5 @@ TEST_CASE("hostlist: compress then expand gives the same names, on random name s
     CHECK(text.size() <= str_cat(join(names, ",")).size());
   }
 }
+
+}  // namespace railyard_test_core_hostlist_test

@@ -10,6 +10,10 @@
 
 #include "railyard/core/fast_div.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_parse_test {
+
 using railyard::format_host_list;
 using railyard::parse_host_list;
 using railyard::parse_int;
@@ -194,3 +198,5 @@ TEST_CASE("fast_div: exact quotient and remainder against hardware division") {
   static_assert(railyard::FastDivisor(32).div(100) == 3);
   static_assert(railyard::FastDivisor(32).mod(100) == 4);
 }
+
+}  // namespace railyard_test_core_parse_test

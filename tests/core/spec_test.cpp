@@ -6,6 +6,10 @@
 
 #include "railyard/core/strings.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_spec_test {
+
 using railyard::SpecReader;
 
 TEST_CASE("spec: kind, typed values, defaults and unknown keys") {
@@ -68,3 +72,5 @@ TEST_CASE("strings: str_cat formats numbers exactly and split/join round trip") 
   CHECK(railyard::split("", ',').size() == 1);
   CHECK(railyard::to_lower("MiB") == "mib");
 }
+
+}  // namespace railyard_test_core_spec_test

@@ -9,6 +9,10 @@
 #include "absl/status/statusor.h"
 #include "status_cases.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_status_test {
+
 TEST_CASE("error_problem: the problem without the field=value invalid_field put first") {
   const railyard::Status s = railyard::invalid_field("count", "0", "must be positive");
   CHECK(railyard::error_problem(s) == "must be positive");
@@ -37,3 +41,5 @@ TEST_CASE("status: railyard::StatusOr converts to absl::StatusOr with value, cod
   // The field is an Abseil payload under railyard's URL, visible to any Abseil user.
   CHECK(bad.status().GetPayload(std::string(railyard::kFieldPayloadUrl)).has_value());
 }
+
+}  // namespace railyard_test_core_status_test

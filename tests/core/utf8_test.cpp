@@ -11,6 +11,10 @@
 
 #include "../support/utf8_reference.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_core_utf8_test {
+
 namespace {
 
 namespace ref = railyard::test::utf8_ref;
@@ -218,3 +222,5 @@ TEST_CASE("utf8: sanitized random bytes are valid and keep every valid sequence"
     CHECK(sanitize_utf8(clean) == clean);
   }
 }
+
+}  // namespace railyard_test_core_utf8_test

@@ -18,6 +18,10 @@
 #include "railyard/placement/jobs.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_export_cc_config_test {
+
 namespace {
 
 using railyard::cc::CcInputs;
@@ -311,3 +315,5 @@ TEST_CASE("cc_config: tenants' per-QP rate limits are named as the verbs call, n
   CHECK(plan->rate_limits.front().reason.find("ibv_modify_qp_rate_limit") != std::string::npos);
   CHECK(railyard::exports::nccl_env(*plan).find("has no NCCL or UCX variable") != std::string::npos);
 }
+
+}  // namespace railyard_test_export_cc_config_test

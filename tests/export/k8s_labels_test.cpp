@@ -14,6 +14,10 @@
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_export_k8s_labels_test {
+
 using namespace railyard;
 using railyard::testing::parse_yaml_documents;
 using railyard::testing::YamlError;
@@ -462,3 +466,5 @@ TEST_CASE("k8s_labels: the Topology passes Kueue's CRD schema for every version 
   REQUIRE_FALSE(bad.ok());
   CHECK(std::string(bad.status().message()).starts_with("kueue_api_version=kueue.x-k8s.io/v1alpha2:"));
 }
+
+}  // namespace railyard_test_export_k8s_labels_test

@@ -22,6 +22,10 @@
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_export_launchers_test {
+
 using namespace railyard;
 using placement::Device;
 using placement::JobPlacement;
@@ -553,3 +557,5 @@ TEST_CASE("launchers: bad input names the value") {
   twice.hosts[1] = twice.hosts[0];
   CHECK(message(exports::slurm_hostfile(twice, names)).find("hosts=9") != std::string::npos);
 }
+
+}  // namespace railyard_test_export_launchers_test

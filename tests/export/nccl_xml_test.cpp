@@ -15,6 +15,10 @@
 #include "railyard/export/sysfs_pci.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_export_nccl_xml_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -684,3 +688,5 @@ TEST_CASE("nccl_xml: a bad host is an error naming the host") {
   REQUIRE_FALSE(big.ok());
   CHECK(std::string(big.status().message()).find("NCCL_TOPO_XML_MAX_NODES") != std::string::npos);
 }
+
+}  // namespace railyard_test_export_nccl_xml_test

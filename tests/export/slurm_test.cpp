@@ -13,6 +13,10 @@
 #include "railyard/topology/import/slurm_conf.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_export_slurm_test {
+
 using namespace railyard;
 using railyard::topology::NodeNamer;
 
@@ -425,3 +429,5 @@ TEST_CASE("slurm: slurm-yaml has a tree and a block topology, every node once in
     }
   }
 }
+
+}  // namespace railyard_test_export_slurm_test

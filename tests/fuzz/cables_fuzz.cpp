@@ -23,6 +23,10 @@
 #include "railyard/topology/import/cable_list.hpp"
 #include "railyard/topology/import/ibnetdiscover.hpp"
 
+// Everything in this file is in its own namespace: the fuzz targets compile in
+// one unity batch (tests/fuzz/CMakeLists.txt).
+namespace railyard_fuzz_cables_fuzz {
+
 namespace {
 
 using railyard::fuzz::kMaxInput;
@@ -146,3 +150,5 @@ RAILYARD_FUZZ_TARGET(ibnetdiscover) {
   }
   check_fit(*list);
 }
+
+}  // namespace railyard_fuzz_cables_fuzz

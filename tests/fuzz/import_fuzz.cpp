@@ -32,6 +32,10 @@
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/routing/hash.hpp"
 
+// Everything in this file is in its own namespace: the fuzz targets compile in
+// one unity batch (tests/fuzz/CMakeLists.txt).
+namespace railyard_fuzz_import_fuzz {
+
 namespace {
 
 using railyard::fuzz::kMaxInput;
@@ -535,3 +539,5 @@ RAILYARD_FUZZ_TARGET(hash_table) {
     }
   }
 }
+
+}  // namespace railyard_fuzz_import_fuzz

@@ -35,6 +35,10 @@
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the fuzz targets compile in
+// one unity batch (tests/fuzz/CMakeLists.txt).
+namespace railyard_fuzz_jobs_fuzz {
+
 namespace {
 
 using railyard::fuzz::contains;
@@ -519,3 +523,5 @@ RAILYARD_FUZZ_TARGET(job_trace) {
   check_trace(input);
   check_job_list(input);
 }
+
+}  // namespace railyard_fuzz_jobs_fuzz

@@ -36,6 +36,10 @@
 #include "railyard/topology/parse_cluster.hpp"
 #include "railyard/topology/shape.hpp"
 
+// Everything in this file is in its own namespace: the fuzz targets compile in
+// one unity batch (tests/fuzz/CMakeLists.txt).
+namespace railyard_fuzz_spec_fuzz {
+
 namespace {
 
 using railyard::fuzz::contains;
@@ -747,3 +751,5 @@ RAILYARD_FUZZ_TARGET(host_names) {
   }();
   check_node_names(clusters[(mode / 2u) % clusters.size()], input);
 }
+
+}  // namespace railyard_fuzz_spec_fuzz

@@ -11,6 +11,10 @@
 #include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 
+// Everything in this file is in its own namespace: the fuzz targets compile in
+// one unity batch (tests/fuzz/CMakeLists.txt).
+namespace railyard_fuzz_values_fuzz {
+
 namespace {
 
 using railyard::fuzz::kMaxInput;
@@ -109,3 +113,5 @@ RAILYARD_FUZZ_TARGET(ratio) {
   auto again = railyard::parse_ratio("oversub", railyard::str_cat(ratio->down, ":", ratio->up));
   RAILYARD_FUZZ_CHECK(again.ok() && *again == *ratio, "down:up round-trips");
 }
+
+}  // namespace railyard_fuzz_values_fuzz

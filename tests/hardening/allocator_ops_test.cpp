@@ -26,6 +26,10 @@
 #include "railyard/placement/allocator.hpp"
 #include "railyard/topology/descriptor.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_hardening_allocator_ops_test {
+
 using namespace railyard;
 using namespace railyard::placement;
 
@@ -556,3 +560,5 @@ TEST_CASE("allocator_ops: a 131,072-GPU cluster keeps its counts through a short
     run_sequence({"h100-128k-3tier", policy, 9, 40, kIbPkeyRange});
   }
 }
+
+}  // namespace railyard_test_hardening_allocator_ops_test

@@ -42,6 +42,10 @@
 #include "railyard/topology/cluster.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_hardening_bad_input_test {
+
 namespace {
 
 namespace ry = railyard;
@@ -634,3 +638,5 @@ TEST_CASE("bad_input: replay reports of huge but finite figures print every byte
     CHECK(table.find(digits) != std::string::npos);
   }
 }
+
+}  // namespace railyard_test_hardening_bad_input_test

@@ -41,6 +41,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_hardening_random_fabric_test {
+
 using namespace railyard;
 using topology::Fabric;
 using topology::FailureOverlay;
@@ -624,3 +628,5 @@ TEST_CASE("random_fabric: simulate_collective under failures conserves bytes and
   CHECK(simulated > total * 3 / 10);
   CHECK(refused > total / 20);
 }
+
+}  // namespace railyard_test_hardening_random_fabric_test

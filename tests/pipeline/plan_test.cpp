@@ -27,6 +27,10 @@
 #include "railyard/topology/import/slurm_conf.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_pipeline_plan_test {
+
 using namespace railyard;
 using railyard::pipeline::PlanSide;
 
@@ -854,3 +858,5 @@ TEST_CASE("plan: write_plan_files names what it cannot create") {
   REQUIRE_FALSE(t.ok());
   CHECK(testing::message_text(t).find("/a") != std::string::npos);
 }
+
+}  // namespace railyard_test_pipeline_plan_test

@@ -15,6 +15,10 @@
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_allocator_test {
+
 using namespace railyard;
 using namespace railyard::placement;
 
@@ -563,3 +567,5 @@ TEST_CASE("allocator: random spreads uniformly over the free hosts") {
     }
   }
 }
+
+}  // namespace railyard_test_placement_allocator_test

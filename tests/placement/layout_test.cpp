@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_layout_test {
+
 namespace {
 
 using railyard::placement::complement;
@@ -446,3 +450,5 @@ TEST_CASE("layout: rank ordering errors are values") {
   CHECK(rank_layout({2, 1, 1, 2, 2}, {0, 1, 2, 3, 4})->to_string() == "(2,1,1,2,2):(1,2,2,2,4)");
   CHECK(rank_layout({2, 1, 1, 2, 2}, {4, 0, 1, 2, 3})->to_string() == "(2,1,1,2,2):(2,4,4,4,1)");
 }
+
+}  // namespace railyard_test_placement_layout_test

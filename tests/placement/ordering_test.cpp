@@ -13,6 +13,10 @@
 #include "railyard/placement/plan.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_ordering_test {
+
 using namespace railyard;
 using namespace railyard::placement;
 
@@ -263,3 +267,5 @@ TEST_CASE("ordering: NVL72 keeps TP and EP inside the rack, DP on the fabric") {
   CHECK(t.tp_within_domain);
   CHECK(t.bytes_at_or_above(Tier::kLeaf) < n.bytes_at_or_above(Tier::kLeaf));
 }
+
+}  // namespace railyard_test_placement_ordering_test

@@ -21,6 +21,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_partial_su_test {
+
 using namespace railyard;
 using namespace railyard::placement;
 
@@ -176,3 +180,5 @@ TEST_CASE("partial SU simulation: a ring on every host against the hand bound") 
   // Planned paths leave only the pipeline's fill and the hops' latency on top.
   CHECK(r->time_us - r->latency_us <= bound_us * 1.05);
 }
+
+}  // namespace railyard_test_placement_partial_su_test

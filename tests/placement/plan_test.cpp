@@ -4,6 +4,10 @@
 
 #include <string>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_plan_test {
+
 TEST_CASE("parse_dim: the five names, the error carries the caller's field") {
   using railyard::placement::Dim;
   for (size_t d = 0; d < railyard::placement::kDimNames.size(); ++d) {
@@ -20,3 +24,5 @@ TEST_CASE("parse_dim: the five names, the error carries the caller's field") {
     CHECK(railyard::error_field(dim.status())->field == "group");
   }
 }
+
+}  // namespace railyard_test_placement_plan_test

@@ -17,6 +17,10 @@
 #include "railyard/topology/descriptor.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_replay_test {
+
 using namespace railyard;
 using namespace railyard::placement;
 
@@ -264,3 +268,5 @@ TEST_CASE("replay: place_jobs takes plans: gpus is the plan's world") {
   CHECK(r->placed[2].gpus == 16);
   CHECK(r->free_hosts == 128 - 16 - 8 - 2);
 }
+
+}  // namespace railyard_test_placement_replay_test

@@ -12,6 +12,10 @@
 #include "railyard/topology/node_names.hpp"
 #include "railyard/topology/switch_tree.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_placement_tree_order_test {
+
 using namespace railyard;
 using railyard::testing::descriptor_of;
 using railyard::testing::message_text;
@@ -73,3 +77,5 @@ TEST_CASE("tree_order: order_on_tree keeps a host's GPUs consecutive and checks 
     CHECK_MESSAGE(message_text(r.status()).starts_with(bad.starts), message_text(r.status()));
   }
 }
+
+}  // namespace railyard_test_placement_tree_order_test

@@ -25,6 +25,10 @@
 #include "railyard/tune/nccl_model.hpp"
 #include "../tune/nccl_reference.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_plugin_tuner_test {
+
 namespace {
 
 namespace rp = railyard::plugin;
@@ -448,3 +452,5 @@ TEST_CASE("tuner: a one-tier cluster gives no fabric reason; cable keys move the
   CHECK(base == doctest::Approx((2 * 50 * 5.0 + 2 * 600) / 1000));
   CHECK(longer - base == doctest::Approx(2.0).epsilon(1e-6));
 }
+
+}  // namespace railyard_test_plugin_tuner_test

@@ -13,6 +13,10 @@
 #include "../support/xml_parser.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_heatmap_svg_test {
+
 namespace {
 
 using railyard::LinkId;
@@ -851,3 +855,5 @@ TEST_CASE("heatmap_svg: option errors name the option and the value") {
   CHECK(message({.scale_max = std::numeric_limits<double>::infinity()}) ==
         "scale_max=inf: must be >= 0 and finite");
 }
+
+}  // namespace railyard_test_report_heatmap_svg_test

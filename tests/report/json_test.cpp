@@ -12,6 +12,10 @@
 
 #include "../support/utf8_reference.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_json_test {
+
 using railyard::report::JsonWriter;
 namespace utf8_ref = railyard::test::utf8_ref;
 
@@ -136,3 +140,5 @@ TEST_CASE("json: valid UTF-8 round-trips unchanged") {
     CHECK(*back == s);
   }
 }
+
+}  // namespace railyard_test_report_json_test

@@ -6,6 +6,10 @@
 
 #include "railyard/core/strings.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_presets_report_test {
+
 TEST_CASE("presets report: every preset with its spec, names aligned, JSON names the default") {
   const std::string text = railyard::report::presets_text();
   const std::string json = railyard::report::presets_json();
@@ -22,3 +26,5 @@ TEST_CASE("presets report: every preset with its spec, names aligned, JSON names
   CHECK(json.rfind("{\n  \"default\": \"h100-1024-2to1\",\n  \"presets\": [\n", 0) == 0);
   CHECK(json.ends_with("}\n"));
 }
+
+}  // namespace railyard_test_report_presets_report_test

@@ -10,6 +10,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_simulate_heatmap_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -74,3 +78,5 @@ TEST_CASE("parse_heatmap_metric") {
   CHECK(railyard::report::heatmap_metric_name(HeatmapMetric::kPeak) == "peak");
   CHECK(railyard::report::heatmap_metric_name(HeatmapMetric::kAverage) == "average");
 }
+
+}  // namespace railyard_test_report_simulate_heatmap_test

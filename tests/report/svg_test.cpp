@@ -10,6 +10,10 @@
 #include "../support/utf8_reference.hpp"
 #include "../support/xml_parser.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_svg_test {
+
 namespace {
 
 using railyard::report::svg_color;
@@ -219,3 +223,5 @@ TEST_CASE("svg: text escaping replaces what XML forbids with '?'") {
   CHECK(title_of("\xef\xbf\xbd \xc3\xa9 \xf0\x9f\x98\x80") ==
         "\xef\xbf\xbd \xc3\xa9 \xf0\x9f\x98\x80");  // valid text unchanged
 }
+
+}  // namespace railyard_test_report_svg_test

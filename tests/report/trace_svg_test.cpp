@@ -13,6 +13,10 @@
 
 #include "../support/xml_parser.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_trace_svg_test {
+
 namespace {
 
 using railyard::cc::FluidTrace;
@@ -286,3 +290,5 @@ TEST_CASE("trace_svg: errors name the field and the value") {
   o.capacity_gbps = -3;
   CHECK(message(t, o) == "capacity_gbps=-3: must be a finite number >= 0");
 }
+
+}  // namespace railyard_test_report_trace_svg_test

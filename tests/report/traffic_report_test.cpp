@@ -11,6 +11,10 @@
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_report_traffic_report_test {
+
 TEST_CASE("traffic report: per-flow CSV and JSON, text summary") {
   // k=4 fat tree at 100 Gb/s; two hosts into host 0, 125 kB each: 20 us fluid.
   auto c = railyard::topology::make_cluster(
@@ -90,3 +94,5 @@ TEST_CASE("traffic report: steered names its hash, and says when it cannot steer
   CHECK(railyard::report::traffic_text(flows, *r, o).find("routing adaptive\n") != std::string::npos);
   CHECK(railyard::report::traffic_json(flows, *r, o, 0).find("hash_model") == std::string::npos);
 }
+
+}  // namespace railyard_test_report_traffic_report_test

@@ -16,6 +16,10 @@
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_routing_assign_test {
+
 using namespace railyard;
 using namespace railyard::routing;
 using topology::Fabric;
@@ -481,3 +485,5 @@ TEST_CASE("assign: rail-aligned ring steps on a non-blocking fabric are perfectl
     std::shuffle(order.begin(), order.end(), rng);
   }
 }
+
+}  // namespace railyard_test_routing_assign_test

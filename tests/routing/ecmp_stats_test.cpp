@@ -13,6 +13,10 @@
 
 #include "railyard/routing/hash.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_routing_ecmp_stats_test {
+
 using namespace railyard::routing;
 
 namespace {
@@ -219,3 +223,5 @@ TEST_CASE("ecmp_stats: CRC and random hashes behave like balls into bins") {
     }
   }
 }
+
+}  // namespace railyard_test_routing_ecmp_stats_test

@@ -13,6 +13,10 @@
 
 #include "../support/clusters.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_routing_hash_test {
+
 using namespace railyard;
 using namespace railyard::routing;
 
@@ -463,3 +467,5 @@ TEST_CASE("hash: parse_hash_model by name, errors carry the field and the whole 
   CHECK(std::string(parse_hash_model("hash", "table:", 7).status().message()) ==
         "hash=table:: the file name is empty");
 }
+
+}  // namespace railyard_test_routing_hash_test

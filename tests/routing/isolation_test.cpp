@@ -13,6 +13,10 @@
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_routing_isolation_test {
+
 using namespace railyard;
 using namespace railyard::routing;
 using topology::Fabric;
@@ -246,3 +250,5 @@ TEST_CASE("isolation: bad input names the list") {
   REQUIRE_FALSE(r2.ok());
   CHECK(testing::message_text(r2.status()) == "routes: job 'a' has 64 flows but 0 routes");
 }
+
+}  // namespace railyard_test_routing_isolation_test

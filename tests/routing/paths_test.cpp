@@ -7,6 +7,10 @@
 #include "../support/clusters.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_routing_paths_test {
+
 using namespace railyard;
 using namespace railyard::routing;
 
@@ -91,3 +95,5 @@ TEST_CASE("paths: PXN forwarding on request, errors name the endpoint") {
       std::string::npos);
   CHECK_FALSE(gpu_paths(d, f, a, b, {PlaneId{1}}).ok());
 }
+
+}  // namespace railyard_test_routing_paths_test

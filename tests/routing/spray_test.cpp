@@ -18,6 +18,10 @@
 #include "railyard/routing/hash.hpp"
 #include "railyard/topology/fabric.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_routing_spray_test {
+
 using namespace railyard;
 using namespace railyard::routing;
 using railyard::testing::descriptor_of;
@@ -690,3 +694,5 @@ TEST_CASE("spray: parse_endpoint reads HOST:GPU or HOST:GPU:PLANE, errors carry 
     CHECK(railyard::error_field(bad.status())->value == c.text);
   }
 }
+
+}  // namespace railyard_test_routing_spray_test

@@ -24,6 +24,10 @@
 #include "railyard/sim/flow_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_collective_sim_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -785,3 +789,5 @@ TEST_CASE("collective_sim: adaptive routing reaches the NIC floor where ECMP col
             .epsilon(1e-9));
   CHECK(r->qp_flows == 0);  // no QPs: one multipath flow per transfer
 }
+
+}  // namespace railyard_test_sim_collective_sim_test

@@ -12,6 +12,10 @@
 
 #include "railyard/sim/flow_sim.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_flow_sim_multipath_test {
+
 using railyard::sim::FlowStep;
 
 namespace {
@@ -372,3 +376,5 @@ TEST_CASE("flow_sim queueing: M/D/1 wait on merged links, none on a single paced
   q.mtu_bytes = 0;
   CHECK_FALSE(off.set_queueing(q).ok());
 }
+
+}  // namespace railyard_test_sim_flow_sim_multipath_test

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_flow_sim_test {
+
 using railyard::sim::FlowStep;
 using railyard::sim::SimFlow;
 using railyard::sim::SimOptions;
@@ -265,3 +269,5 @@ TEST_CASE("flow_sim: deterministic and independent of FlowSimulator reuse") {
   CHECK(sum == a->total_us);
   for (double u : a->link_utilization) CHECK(u <= 1.0 + 1e-9);
 }
+
+}  // namespace railyard_test_sim_flow_sim_test

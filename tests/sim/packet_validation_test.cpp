@@ -18,6 +18,10 @@
 #include "railyard/sim/traffic_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_packet_validation_test {
+
 namespace {
 
 std::string data_file(const std::string& name) {
@@ -117,3 +121,5 @@ TEST_CASE("packet validation: permutation FCT within 10 % of htsim, ECMP and spr
     }
   }
 }
+
+}  // namespace railyard_test_sim_packet_validation_test

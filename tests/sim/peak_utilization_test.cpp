@@ -10,6 +10,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_peak_utilization_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -76,3 +80,5 @@ TEST_CASE("peak utilization: kept only with keep_links") {
   CHECK(r->link_peak_utilization.empty());
   CHECK(r->link_utilization.empty());
 }
+
+}  // namespace railyard_test_sim_peak_utilization_test

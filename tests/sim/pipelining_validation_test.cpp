@@ -17,6 +17,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_pipelining_validation_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -294,3 +298,5 @@ TEST_CASE("pipelining: bad chunking names the field") {
   REQUIRE_FALSE(r.ok());
   CHECK(std::string(r.status().message()).find("buffer_bytes") != std::string::npos);
 }
+
+}  // namespace railyard_test_sim_pipelining_validation_test

@@ -19,6 +19,10 @@
 #include "railyard/topology/cluster.hpp"
 #include "railyard/tune/simulated_rules.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_progress_test {
+
 using namespace railyard;
 
 namespace {
@@ -283,3 +287,5 @@ TEST_CASE("memory: the traffic estimate grows with QPs and with adaptive routes"
   CHECK(sprayed.bytes - four.bytes ==
         doctest::Approx(static_cast<double>(four.qp_flows) * 64 * sim::kBytesPerAdaptiveLinkEntry));
 }
+
+}  // namespace railyard_test_sim_progress_test

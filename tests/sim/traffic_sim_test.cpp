@@ -16,6 +16,10 @@
 #include "railyard/routing/spray.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_sim_traffic_sim_test {
+
 using railyard::GpuEndpoint;
 using railyard::GpuIndex;
 using railyard::HostId;
@@ -571,3 +575,5 @@ TEST_CASE("traffic: a bad byte matrix names the row, the column and the value") 
   }
   CHECK(err(seventeen).find("matrix=17 rows: has more ranks than the cluster's 16 GPUs") == 0);
 }
+
+}  // namespace railyard_test_sim_traffic_sim_test

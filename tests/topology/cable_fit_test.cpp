@@ -15,6 +15,10 @@
 #include "railyard/topology/import/cable_list.hpp"
 #include "railyard/topology/import/ibnetdiscover.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_cable_fit_test {
+
 using namespace railyard;
 using topology::CableProblem;
 
@@ -376,3 +380,5 @@ TEST_CASE("fit: a three-tier rail fabric (pods, core groups) fits back; a lost c
   const topology::Fabric fabric = topology::materialize(lost.descriptor);
   CHECK(lost.overlay(fabric).is_down(fabric.spine_uplink(SwitchIndex{3}, 2)));
 }
+
+}  // namespace railyard_test_topology_cable_fit_test

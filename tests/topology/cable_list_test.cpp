@@ -7,6 +7,10 @@
 
 #include "railyard/topology/import/ibnetdiscover.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_cable_list_test {
+
 using namespace railyard;
 
 namespace {
@@ -191,3 +195,5 @@ TEST_CASE("ibnetdiscover: bad lines name the line and the token") {
   REQUIRE_FALSE(r.ok());
   CHECK(std::string(message_of(r.status())).find("router") != std::string::npos);
 }
+
+}  // namespace railyard_test_topology_cable_list_test

@@ -10,6 +10,10 @@
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_csv_topology_test {
+
 using namespace railyard;
 
 namespace {
@@ -222,3 +226,5 @@ TEST_CASE("csv_topology: trees the CSV form cannot hold are refused on export") 
                   std::string(c.what), ": ", csv.status().message());
   }
 }
+
+}  // namespace railyard_test_topology_csv_topology_test

@@ -8,6 +8,10 @@
 #include "../support/random_shapes.hpp"
 #include "railyard/topology/topology.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_descriptor_test {
+
 using namespace railyard;
 using namespace railyard::topology;
 
@@ -183,3 +187,5 @@ TEST_CASE("descriptor: path_count equals the number of enumerated routes on the 
     }
   }
 }
+
+}  // namespace railyard_test_topology_descriptor_test

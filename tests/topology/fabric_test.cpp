@@ -8,6 +8,10 @@
 #include "../support/random_shapes.hpp"
 #include "railyard/topology/topology.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_fabric_test {
+
 using namespace railyard;
 using namespace railyard::topology;
 
@@ -203,3 +207,5 @@ TEST_CASE("fabric: paths between switches of an imported-style graph, none from 
   CHECK(f.count_paths(f.gpu(HostId{0}, GpuIndex{0}), f.gpu(HostId{40}, GpuIndex{0})) == 0);
   CHECK(f.count_paths(f.leaf(SwitchIndex{0}), f.nic_port({HostId{40}, NicIndex{0}})) == 0);
 }
+
+}  // namespace railyard_test_topology_fabric_test

@@ -6,6 +6,10 @@
 
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_failure_spec_test {
+
 using namespace railyard;
 
 TEST_CASE("failure_spec: cables, switches, degraded links; errors name the item") {
@@ -34,3 +38,5 @@ TEST_CASE("failure_spec: cables, switches, degraded links; errors name the item"
     CHECK_MESSAGE(std::string(s.message()).find(c.needle) != std::string::npos, s.message());
   }
 }
+
+}  // namespace railyard_test_topology_failure_spec_test

@@ -13,6 +13,10 @@
 #include "railyard/core/hostlist.hpp"
 #include "railyard/topology/node_names.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_host_lookup_test {
+
 using namespace railyard;
 using railyard::testing::descriptor_of;
 using railyard::testing::message_text;
@@ -183,3 +187,5 @@ TEST_CASE("host_lookup: numeric host names are refused only where ids and names 
   REQUIRE_FALSE(neither.ok());
   CHECK(message_text(neither.status()).find("out of range") != std::string::npos);
 }
+
+}  // namespace railyard_test_topology_host_lookup_test

@@ -10,6 +10,10 @@
 #include "railyard/core/strings.hpp"
 #include "railyard/topology/topology.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_inventory_test {
+
 using namespace railyard;
 using namespace railyard::topology;
 
@@ -254,3 +258,5 @@ TEST_CASE("inventory: a one-SU ToR cluster bigger than a switch") {
           "tor_fat_tree:hosts=16,nics_per_host=1,gpus_per_host=1,hosts_per_su=16,switch_radix=6")
           .ok());
 }
+
+}  // namespace railyard_test_topology_inventory_test

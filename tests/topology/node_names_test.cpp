@@ -12,6 +12,10 @@
 #include "railyard/topology/switch_tree.hpp"
 #include "railyard/topology/parse_cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_node_names_test {
+
 using namespace railyard;
 using railyard::topology::NodeNamer;
 
@@ -169,3 +173,5 @@ TEST_CASE("switch_tree: fabric_from_tree refuses link speeds that are not positi
           std::string::npos);
   }
 }
+
+}  // namespace railyard_test_topology_node_names_test

@@ -7,6 +7,10 @@
 #include "../support/random_shapes.hpp"
 #include "railyard/topology/descriptor.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_parse_cluster_test {
+
 using railyard::topology::ClusterSpec;
 using railyard::topology::Kind;
 using railyard::topology::kPresets;
@@ -291,3 +295,5 @@ TEST_CASE("parse_cluster: host_leaf_m, leaf_spine_m, spine_core_m set each tier'
   CHECK(dp->latency_ns(LinkTier::kHostLeaf) == 150.0);   // 30 m optical
   CHECK(dp->latency_ns(LinkTier::kLeafSpine) == 250.0);  // 50 m optical
 }
+
+}  // namespace railyard_test_topology_parse_cluster_test

@@ -17,6 +17,10 @@
 #include "railyard/export/slurm.hpp"
 #include "railyard/topology/topology.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_topology_partial_su_test {
+
 using namespace railyard;
 using namespace railyard::topology;
 
@@ -358,3 +362,5 @@ TEST_CASE("partial SU: switch tree and Slurm blocks name every existing host onc
     }
   }
 }
+
+}  // namespace railyard_test_topology_partial_su_test

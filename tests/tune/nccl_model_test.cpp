@@ -12,6 +12,10 @@
 #include "railyard/topology/parse_cluster.hpp"
 #include "railyard/tune/nccl_graphs.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_tune_nccl_model_test {
+
 namespace {
 
 namespace rt = railyard::tune;
@@ -111,3 +115,5 @@ TEST_CASE("nccl model: numPipeOps scales latency, per operation on ring, per bat
   CHECK(time(nccl::kAlgoTree, 0, 9) - time(nccl::kAlgoTree, 0, 1) ==
         doctest::Approx(t.latency[ar][nccl::kAlgoTree][0]));
 }
+
+}  // namespace railyard_test_tune_nccl_model_test

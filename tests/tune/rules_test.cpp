@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_tune_rules_test {
+
 namespace {
 
 namespace rt = railyard::tune;
@@ -197,3 +201,5 @@ TEST_CASE("rules: accepted lines are read as NCCL's example reads them") {
     CHECK(same_rule(back.rules[0], r));
   }
 }
+
+}  // namespace railyard_test_tune_rules_test

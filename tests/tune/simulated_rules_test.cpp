@@ -13,6 +13,10 @@
 #include "railyard/sim/collective_sim.hpp"
 #include "railyard/topology/cluster.hpp"
 
+// Everything in this file is in its own namespace: the test files compile in
+// unity batches (CMakeLists.txt, RAILYARD_TESTS_UNITY).
+namespace railyard_test_tune_simulated_rules_test {
+
 namespace {
 
 using railyard::GpuIndex;
@@ -90,3 +94,5 @@ TEST_CASE("simulated rules: timed under the deployed routing, not the planned bo
     }
   }
 }
+
+}  // namespace railyard_test_tune_simulated_rules_test
