@@ -211,8 +211,14 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # quarter of each random sweep (tests/support/budget.hpp). Not the C API
 # (librailyard_c.so, ~100 s of compiling for one translation unit): it is glue
 # over code these tests instrument, and the optimized pass tests it.
+# Compiled at -Og with line tables only (-g1, enough for the sanitizers'
+# symbolized reports): against plain Debug (-O0 -g) a test file took 11 % longer
+# to compile and its tests ran 4.5x faster (the folded-vs-unfolded simulation
+# check: 21 s against 95 s instrumented). Assertions stay on.
 run_pass "asan+ubsan" build-asan "-LE packaging|long_simulation|optimized_only" "" -- \
   -DCMAKE_BUILD_TYPE=Debug \
+  "-DCMAKE_CXX_FLAGS_DEBUG=-Og -g1" \
+  "-DCMAKE_C_FLAGS_DEBUG=-Og -g1" \
   -DRAILYARD_HEADER_CHECK=OFF \
   -DRAILYARD_BUILD_C_API=OFF \
   -DRAILYARD_BUILD_TESTS=ON \
