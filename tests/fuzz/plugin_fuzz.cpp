@@ -932,6 +932,55 @@ RAILYARD_FUZZ_TARGET(advisor) {
       }
     }
   }
+  // An endpoint off the wire (a peer's listen handle): a valid one half the
+  // time with fuzzed fields after it, raw bytes otherwise. Decoding refuses
+  // with a named field or reads back exactly the fields written.
+  {
+    std::array<unsigned char, 48> wire{};
+    const uint8_t mode = in.u8();
+    if (mode & 1) {
+      railyard_nic_id me{};
+      me.host = in.int32(d.hosts());
+      me.rail = in.int32(d.rails());
+      me.plane = d.planes() > 1 ? in.int32(d.planes()) : -1;
+      const int budget = in.int32(300);
+      const int rc = railyard_advisor_endpoint_encode(a, &me, budget, wire.data(), wire.size());
+      RAILYARD_FUZZ_CHECK(rc == RAILYARD_ADVISOR_OK || rc == RAILYARD_ADVISOR_EINVAL);
+    }
+    for (size_t i = (mode & 1) ? 4 + in.u8() % 40 : 0; i < wire.size() && !in.empty(); ++i)
+      if ((mode & 2) || !(mode & 1)) wire[i] = in.u8();
+    const size_t len = (mode & 4) ? in.u8() % 40 : wire.size();
+    railyard_nic_id got{-9, -9, -9, "x"};
+    int budget = -9;
+    const int rc = railyard_advisor_endpoint_decode(a, wire.data(), len, &got, &budget);
+    RAILYARD_FUZZ_CHECK(rc == RAILYARD_ADVISOR_OK || rc == RAILYARD_ADVISOR_EINVAL ||
+                            rc == RAILYARD_ADVISOR_EMISMATCH,
+                        "an endpoint decodes, or is invalid or another cluster's");
+    if (rc != RAILYARD_ADVISOR_OK) {
+      const std::string_view m = railyard_advisor_last_error();
+      RAILYARD_FUZZ_CHECK(m.rfind("endpoint", 0) == 0, "the message names the endpoint");
+      RAILYARD_FUZZ_CHECK(got.host == -9 && budget == -9, "nothing written on failure");
+    } else {
+      RAILYARD_FUZZ_CHECK(len >= RAILYARD_ADVISOR_ENDPOINT_BYTES);
+      RAILYARD_FUZZ_CHECK(got.host >= 0 && got.host < d.hosts() && got.rail >= 0 &&
+                              got.rail < d.rails() && got.plane >= 0 && got.plane < d.planes() &&
+                              budget >= 1 && got.name_or_pci == nullptr,
+                          "a decoded endpoint is a port of the cluster");
+      std::array<unsigned char, RAILYARD_ADVISOR_ENDPOINT_BYTES> again{};
+      RAILYARD_FUZZ_CHECK(railyard_advisor_endpoint_encode(a, &got, budget, again.data(),
+                                                           again.size()) == RAILYARD_ADVISOR_OK);
+      wire[6] = wire[7] = 0;  // reserved: not read
+      RAILYARD_FUZZ_CHECK(std::memcmp(again.data(), wire.data(), again.size()) == 0,
+                          "encode(decode(bytes)) gives the bytes back");
+      railyard_nic_id other = got;
+      other.host = (got.host + 1) % d.hosts();
+      const int k = railyard_advisor_agreed_qps(a, &got, budget, &other, 1 + mode % 64);
+      const int k_back = railyard_advisor_agreed_qps(a, &other, 1 + mode % 64, &got, budget);
+      RAILYARD_FUZZ_CHECK(k == k_back, "both ends agree on the QP count");
+      if (k > 0) RAILYARD_FUZZ_CHECK(k <= budget && k <= 1 + mode % 64);
+    }
+  }
+
   // Null arguments are errors, never crashes.
   railyard_conn_plan plan;
   const railyard_nic_id zero{};

@@ -119,6 +119,77 @@ int main(void) {
   EXPECT(warnings == 4);
   EXPECT(strcmp(railyard_advisor_strerror(RAILYARD_ADVISOR_EINVAL), "invalid argument") == 0);
 
+  /* Both ends of a connection, as a plugin sees them: the listener's endpoint
+   * travels in its 128-byte handle (here at offset 40, after the plugin's own
+   * address); the connector reads it; both get one QP count. */
+  {
+    unsigned char handle[128];
+    railyard_nic_id listener, read_back, connector;
+    railyard_advisor* other;
+    uint32_t qpns[4] = {0x3F21u, 0x11u, 0xABCDEu, 0x400u}; /* as ibv_create_qp gave them */
+    int budget = 0, ab, ba;
+    memset(handle, 0xEE, sizeof handle);
+    memset(&listener, 0, sizeof listener);
+    listener.host = 40;
+    listener.rail = -1;
+    listener.plane = -1;
+    listener.name_or_pci = "mlx5_11"; /* rail 5, plane 1 */
+    EXPECT(railyard_advisor_endpoint_encode(adv, &listener, 16, handle + 40,
+                                            sizeof handle - 40) == RAILYARD_ADVISOR_OK);
+    EXPECT(handle[40] == 'R' && handle[43] == 'P' && handle[39] == 0xEE && handle[72] == 0xEE);
+    EXPECT(railyard_advisor_endpoint_decode(adv, handle + 40, RAILYARD_ADVISOR_ENDPOINT_BYTES,
+                                            &read_back, &budget) == RAILYARD_ADVISOR_OK);
+    EXPECT(read_back.host == 40 && read_back.rail == 5 && read_back.plane == 1 && budget == 16);
+    EXPECT(read_back.name_or_pci == NULL);
+
+    memset(&connector, 0, sizeof connector);
+    connector.host = 3;
+    connector.rail = 5;
+    connector.plane = 1;
+    ab = railyard_advisor_agreed_qps(adv, &connector, 64, &read_back, budget);
+    ba = railyard_advisor_agreed_qps(adv, &read_back, budget, &connector, 64);
+    EXPECT(ab >= 1 && ab == ba && ab <= 16);
+    EXPECT(railyard_advisor_connect(adv, &connector, &read_back, ab, &plan) == RAILYARD_ADVISOR_OK);
+    EXPECT(plan.qps == ab);
+    EXPECT(railyard_advisor_connect(adv, &read_back, &connector, ab, &plan) == RAILYARD_ADVISOR_OK);
+    EXPECT(plan.qps == ab);
+    EXPECT(railyard_advisor_agreed_qps(adv, &connector, 0, &read_back, 4) == RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(railyard_advisor_last_error(), "budget_a=0"));
+
+    /* The remote's real QP numbers, not consecutive: 4 QPs, 4 ports. */
+    EXPECT(railyard_advisor_connect_qpns(adv, &connector, &read_back, qpns, 4, &plan) ==
+           RAILYARD_ADVISOR_OK);
+    EXPECT(plan.qps == 4);
+    for (i = 0; i < 4; ++i) EXPECT(plan.source_port[i] >= 0xC000);
+    qpns[2] = 0x1000000u;
+    EXPECT(railyard_advisor_connect_qpns(adv, &connector, &read_back, qpns, 4, &plan) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(plan.error, "dst_qpns[2]=16777216"));
+
+    /* Short or foreign bytes, and a rank with another hash seed: refused. */
+    EXPECT(railyard_advisor_endpoint_decode(adv, handle + 40, 31, &read_back, NULL) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(railyard_advisor_last_error(), "endpoint=31 bytes"));
+    EXPECT(railyard_advisor_endpoint_decode(adv, handle, 128, &read_back, NULL) ==
+           RAILYARD_ADVISOR_EINVAL);
+    options.hash_seed = 8;
+    other = railyard_advisor_create_ex(&options, err, sizeof err);
+    EXPECT(other != NULL);
+    if (other != NULL) {
+      EXPECT(railyard_advisor_digest(other) != railyard_advisor_digest(adv));
+      EXPECT(railyard_advisor_endpoint_decode(other, handle + 40, 88, &read_back, NULL) ==
+             RAILYARD_ADVISOR_EMISMATCH);
+      EXPECT(starts_with(railyard_advisor_last_error(), "endpoint.digest=0x"));
+      railyard_advisor_destroy(other);
+    }
+    options.hash_seed = 7;
+    other = railyard_advisor_create_ex(&options, err, sizeof err);
+    EXPECT(other != NULL && railyard_advisor_digest(other) == railyard_advisor_digest(adv));
+    railyard_advisor_destroy(other);
+    EXPECT(strcmp(railyard_advisor_strerror(RAILYARD_ADVISOR_EMISMATCH),
+                  "peer describes another cluster") == 0);
+  }
+
   railyard_advisor_destroy(adv);
   railyard_advisor_destroy(NULL);
   if (failures == 0)

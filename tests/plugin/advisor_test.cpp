@@ -5,11 +5,13 @@
 
 #include <doctest/doctest.h>
 #include <stdlib.h>  // setenv, unsetenv (POSIX)
+#include <unistd.h>  // getpid
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -17,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/budget.hpp"
 #include "../support/clusters.hpp"
 #include "../support/xml_parser.hpp"
 #include "railyard/export/nccl_xml.hpp"
@@ -661,4 +664,317 @@ TEST_CASE("advisor: the C per-thread message is per thread") {
   t.join();
   CHECK(other.empty());
   CHECK(std::string(railyard_advisor_last_error()) == "advisor=(null): required");
+}
+
+// ---- both ends of a connection (endpoints, agreed QP counts, real QPNs) ----
+
+TEST_CASE("advisor: every port's endpoint round-trips through a handle; other clusters refuse it") {
+  const char* spec = "rail_fat_tree:hosts=8,hosts_per_su=4,planes=2,nic_gbps=200";
+  const auto adv = advisor(spec, "crc32", 9);
+  const auto twin = advisor(spec, "crc32", 9);  // built apart, as on another rank
+  CHECK(adv->digest() == twin->digest());
+  const topology::ClusterDescriptor<>& d = adv->descriptor();
+  std::array<std::byte, 128> handle{};
+  int32_t checked = 0;
+  for (int32_t h = 0; h < d.hosts(); ++h)
+    for (int32_t r = 0; r < d.rails(); ++r)
+      for (int32_t p = 0; p < d.planes(); ++p) {
+        const NicPort at = port(h, r, p);
+        const int32_t budget = 1 + (h * 7 + r * 3 + p) % 300;
+        std::fill(handle.begin(), handle.end(), std::byte{0xEE});
+        REQUIRE(adv->encode_endpoint(at, budget, std::span(handle).subspan(50)).ok());
+        CHECK(handle[49] == std::byte{0xEE});  // nothing written outside its 32 bytes
+        CHECK(handle[82] == std::byte{0xEE});
+        auto e = twin->decode_endpoint(std::span<const std::byte>(handle).subspan(50));
+        REQUIRE_MESSAGE(e.ok(), message_text(e.status()));
+        CHECK(e->port == at);
+        CHECK(e->qp_budget == budget);
+        ++checked;
+      }
+  CHECK(checked == d.hosts() * d.rails() * d.planes());
+
+  // The layout is the documented one: magic, format 1, the digest, then ints.
+  REQUIRE(adv->encode_endpoint(port(5, 3, 1), 12, handle).ok());
+  const auto byte = [&](size_t i) { return std::to_integer<uint32_t>(handle[i]); };
+  CHECK(std::string{char(byte(0)), char(byte(1)), char(byte(2)), char(byte(3))} == "RYEP");
+  CHECK((byte(4) | byte(5) << 8) == 1);
+  uint64_t digest = 0;
+  for (size_t i = 0; i < 8; ++i) digest |= uint64_t{byte(8 + i)} << (8 * i);
+  CHECK(digest == adv->digest());
+  CHECK((byte(16) | byte(17) << 8) == 5);
+  CHECK(byte(20) == 3);
+  CHECK(byte(24) == 1);
+  CHECK(byte(28) == 12);
+
+  // A rank that differs in anything its plans depend on refuses the handle.
+  for (const auto& other :
+       {advisor(spec, "crc32", 10), advisor(spec, "crc32c", 9),
+        advisor("rail_fat_tree:hosts=8,hosts_per_su=4,planes=2,nic_gbps=400", "crc32", 9),
+        advisor("rail_fat_tree:hosts=8,hosts_per_su=4,planes=2,nic_gbps=200,oversub=2", "crc32",
+                9)}) {
+    CHECK(other->digest() != adv->digest());
+    auto e = other->decode_endpoint(handle);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.status().code() == absl::StatusCode::kAborted);
+    const std::string text = message_text(e.status());
+    CHECK(text.find("endpoint.digest=" + plugin::detail::hex64(adv->digest())) == 0);
+    CHECK(text.find(plugin::detail::hex64(other->digest())) != std::string::npos);
+  }
+  // Real bus ids are each host's own: they do not change the digest.
+  AdvisorOptions with_busids;
+  with_busids.cluster = spec;
+  with_busids.hash_seed = 9;
+  for (int32_t i = 0; i < d.nics_per_host(); ++i)
+    with_busids.nic_busids.push_back(str_cat("0000:", 0x10 + i, ":00.0"));
+  auto busids = PathAdvisor::create(with_busids);
+  REQUIRE(busids.ok());
+  CHECK((*busids)->digest() == adv->digest());
+
+  // Malformed bytes: named, never read past the span.
+  auto short_one = adv->decode_endpoint(std::span<const std::byte>(handle).first(31));
+  CHECK(message_text(short_one.status()) == "endpoint=31 bytes: an endpoint is 32 bytes");
+  std::array<std::byte, 32> bad{};
+  std::copy_n(handle.begin(), 32, bad.begin());
+  bad[1] = std::byte{'X'};
+  CHECK(message_text(adv->decode_endpoint(bad).status()).find("not a railyard endpoint") !=
+        std::string::npos);
+  std::copy_n(handle.begin(), 32, bad.begin());
+  bad[4] = std::byte{2};
+  CHECK(adv->decode_endpoint(bad).status().code() == absl::StatusCode::kAborted);
+  CHECK(message_text(adv->decode_endpoint(bad).status()).find("endpoint.format=2") == 0);
+  std::copy_n(handle.begin(), 32, bad.begin());
+  bad[16] = std::byte{8};  // host 8 of 8
+  CHECK(message_text(adv->decode_endpoint(bad).status()).find("endpoint.host=8") == 0);
+  std::copy_n(handle.begin(), 32, bad.begin());
+  bad[28] = std::byte{0};  // budget 0
+  CHECK(message_text(adv->decode_endpoint(bad).status()).find("endpoint.qp_budget=0") == 0);
+  CHECK(message_text(adv->encode_endpoint(port(0, 0), 4, std::span(handle).first(31))) ==
+        "out=31 bytes: an endpoint needs 32");
+  CHECK(message_text(adv->encode_endpoint(port(0, 0), 0, handle)).find("qp_budget=0") == 0);
+}
+
+TEST_CASE("advisor: both ends derive one QP count, and each end's connect gets exactly it") {
+  for (const char* cluster : {"h100-1024-2to1", "h100-16k-3tier", "rail_fat_tree:hosts=100",
+                              "h100-1024-tor"}) {
+    CAPTURE(cluster);
+    const auto adv = advisor(cluster, "crc32", 4);
+    const topology::ClusterDescriptor<>& d = adv->descriptor();
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    const auto next = [&state](int32_t n) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<int32_t>((state >> 33) % static_cast<uint64_t>(n));
+    };
+    int32_t one_leaf = 0;
+    for (int32_t trial = 0; trial < testing::cases(120); ++trial) {
+      const NicPort a = port(next(d.hosts()), next(d.rails()));
+      NicPort b = port(next(d.hosts()), a.nic.value());
+      if (b == a) b = port((a.host.value() + 1) % d.hosts(), a.nic.value());
+      const int32_t budget_a = 1 + next(300);
+      const int32_t budget_b = 1 + next(300);
+      CAPTURE(routing::port_name(a));
+      CAPTURE(routing::port_name(b));
+      auto ab = adv->agreed_qps({a, budget_a}, {b, budget_b});
+      auto ba = adv->agreed_qps({b, budget_b}, {a, budget_a});
+      REQUIRE_MESSAGE(ab.ok(), message_text(ab.status()));
+      REQUIRE(ba.ok());
+      CHECK(*ab == *ba);
+      // Closed form from the shape: every leaf uplink between leaves, 1 on one.
+      const int32_t m = std::min(uplinks_closed_form(d, a, b), uplinks_closed_form(d, b, a));
+      CHECK(*ab == std::min({budget_a, budget_b, 256, m}));
+      one_leaf += d.leaf_of(a) == d.leaf_of(b) ? 1 : 0;
+      auto there = adv->connect(a, b, *ab);
+      auto back = adv->connect(b, a, *ab);
+      REQUIRE(there.ok());
+      REQUIRE(back.ok());
+      CHECK(there->qps == *ab);
+      CHECK(back->qps == *ab);
+    }
+    CHECK(one_leaf < testing::cases(120));  // the sweep crossed leaves
+  }
+  const auto adv = advisor("h100-1024");
+  CHECK(message_text(adv->agreed_qps({port(0, 0), 0}, {port(1, 0), 4}).status()) ==
+        "budget_a=0: must be >= 1");
+  CHECK(message_text(adv->agreed_qps({port(0, 0), 2}, {port(0, 0), 4}).status())
+            .find("remote=") == 0);
+  CHECK(message_text(adv->agreed_qps({port(0, 0), 2}, {port(128, 0), 4}).status()) ==
+        "b.host=128: out of range [0, 128)");
+}
+
+TEST_CASE("advisor: the QP numbers ibv_create_qp gave steer QP-aware hashes; base + i would not") {
+  const auto adv = advisor("h100-1024", "qp", 21);
+  const topology::ClusterDescriptor<>& d = adv->descriptor();
+  const routing::QpAwareHash qp_hash(21, routing::CrcPolynomial::kCrc32);  // independent object
+  uint64_t state = 12345;
+  int32_t control_collisions = 0;
+  for (int32_t trial = 0; trial < 12; ++trial) {
+    const NicPort a = port(trial, trial % 8);
+    const NicPort b = port(127 - trial, trial % 8);  // another SU: every leaf uplink
+    const int32_t m = uplinks_closed_form(d, a, b);
+    REQUIRE(m > 1);
+    std::vector<uint32_t> qpns;
+    for (int32_t i = 0; i < m; ++i) {  // scattered 24-bit numbers, as a NIC hands them out
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      qpns.push_back(static_cast<uint32_t>(state >> 40) & 0xFFFFFFu);
+    }
+    auto conn = adv->connect_to_qpns(a, b, qpns);
+    REQUIRE_MESSAGE(conn.ok(), message_text(conn.status()));
+    REQUIRE(conn->qps == m);
+    const std::vector<routing::EcmpHop> hops = routing::ecmp_hops(d, a, b);
+    REQUIRE(hops[0].kind == routing::HopKind::kSrcLeafUp);
+    std::set<int32_t> hit;
+    for (int32_t i = 0; i < m; ++i) {
+      const routing::FiveTuple t = routing::rocev2_tuple(
+          d, a, b, conn->source_ports[static_cast<size_t>(i)], qpns[static_cast<size_t>(i)]);
+      const int32_t up = qp_hash.pick(hops[0], t);
+      CHECK(up == conn->uplinks[static_cast<size_t>(i)]);
+      hit.insert(up);
+    }
+    CHECK(static_cast<int32_t>(hit.size()) == m);  // every uplink once
+    // Control: ports planned for destination QPs base + i, sent to the real ones.
+    auto assumed = adv->connect(a, b, m);
+    REQUIRE(assumed.ok());
+    std::set<int32_t> assumed_hit;
+    for (int32_t i = 0; i < m; ++i)
+      assumed_hit.insert(qp_hash.pick(
+          hops[0], routing::rocev2_tuple(d, a, b, assumed->source_ports[static_cast<size_t>(i)],
+                                         qpns[static_cast<size_t>(i)])));
+    control_collisions += static_cast<int32_t>(assumed_hit.size()) < m ? 1 : 0;
+  }
+  CHECK(control_collisions >= 6);  // consecutive numbers assumed: QPs collide
+  std::vector<uint32_t> bad = {1, 0x1000000u};
+  CHECK(message_text(adv->connect_to_qpns(port(0, 0), port(64, 0), bad).status()) ==
+        "dst_qpns[1]=16777216: must be < 2^24 (a 24-bit QP number)");
+  CHECK(message_text(adv->connect_to_qpns(port(0, 0), port(64, 0), {}).status()) ==
+        "dst_qpns=0 QP numbers: give 1 to 256");
+}
+
+namespace {
+
+// A sysfs tree as the kernel lays it out, in a fresh directory: class/<cls>/<name>/device
+// links to ../../../devices/pci0000:00/<bus id> (a dangling link is all readlink needs).
+struct FakeSysfs {
+  std::filesystem::path root;
+  FakeSysfs() {
+    root = std::filesystem::temp_directory_path() /
+           str_cat("railyard-sysfs-", ::getpid(), "-", reinterpret_cast<uintptr_t>(this));
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "class" / "infiniband");
+    std::filesystem::create_directories(root / "class" / "net" / "lo");  // virtual: no device
+  }
+  ~FakeSysfs() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+  void add(const std::string& cls, const std::string& name, const std::string& busid) const {
+    const std::filesystem::path dir = root / "class" / cls / name;
+    std::filesystem::create_directories(dir);
+    std::filesystem::create_symlink("../../../devices/pci0000:00/" + busid, dir / "device");
+  }
+};
+
+}  // namespace
+
+TEST_CASE("advisor: the local NIC from sysfs, as a plugin names it") {
+  const auto adv = advisor("h100-1024");
+  // Eight NICs whose kernel names do not follow PCI order.
+  const std::vector<std::string> busids = {"0000:9a:00.0", "0000:18:00.0", "0000:dc:00.0",
+                                           "0000:3a:00.0", "0000:ba:00.0", "0000:4c:00.0",
+                                           "0000:5d:00.0", "0000:cc:00.0"};
+  FakeSysfs sys;
+  for (size_t k = 0; k < busids.size(); ++k) {
+    sys.add("infiniband", str_cat("mlx5_", k), busids[k]);
+    sys.add("net", str_cat("ens", 100 + k, "np0"), busids[k]);
+  }
+  sys.add("net", "bond0", "0000:9a:00.0");  // a second netdev on one function counts once
+  std::vector<std::string> sorted = busids;
+  std::sort(sorted.begin(), sorted.end());  // brute force: rail = position in bus-id order
+  const std::string root = sys.root.string();
+  for (size_t k = 0; k < busids.size(); ++k) {
+    const auto rail = static_cast<int32_t>(
+        std::find(sorted.begin(), sorted.end(), busids[k]) - sorted.begin());
+    for (const std::string& name : {str_cat("mlx5_", k), str_cat("ens", 100 + k, "np0")}) {
+      CAPTURE(name);
+      auto ports = adv->local_nics(17, name, 0, root);
+      REQUIRE_MESSAGE(ports.ok(), message_text(ports.status()));
+      REQUIRE(ports->size() == 1);
+      CHECK((*ports)[0] == port(17, rail, 0));
+    }
+  }
+  auto merged = adv->local_nics(3, "mlx5_2+mlx5_1", 1, root);
+  REQUIRE(merged.ok());
+  CHECK(*merged == std::vector<NicPort>{port(3, 7, 0), port(3, 0, 0)});
+
+  // The host's real bus ids, when given, decide instead of the order.
+  AdvisorOptions o;
+  o.cluster = "h100-1024";
+  o.nic_busids = busids;  // rail k = busids[k], not PCI order
+  auto given = PathAdvisor::create(o);
+  REQUIRE(given.ok());
+  for (size_t k = 0; k < busids.size(); ++k) {
+    auto ports = (*given)->local_nics(0, str_cat("ens", 100 + k, "np0"), 0, root);
+    REQUIRE(ports.ok());
+    CHECK((*ports)[0] == port(0, static_cast<int32_t>(k), 0));
+  }
+
+  // Errors name the field, the value and the paths read.
+  CHECK(message_text(adv->local_nics(0, "mlx5_9", 0, root).status()) ==
+        str_cat("device=mlx5_9: no such RDMA device or netdev (", root,
+                "/class/infiniband/mlx5_9/device, ", root, "/class/net/mlx5_9/device)"));
+  CHECK(message_text(adv->local_nics(0, "lo", 0, root).status()).find("device=lo: no such") == 0);
+  CHECK(message_text(adv->local_nics(0, "../mlx5_0", 0, root).status()) ==
+        "device=../mlx5_0: not a device name (parts joined by '+')");
+  CHECK(message_text(adv->local_nics(0, "mlx5_0+", 0, root).status()).find("device=mlx5_0+") == 0);
+  CHECK(message_text(adv->local_nics(128, "mlx5_0", 0, root).status()) ==
+        "host=128: out of range [0, 128)");
+  CHECK(message_text(adv->local_nics(0, "mlx5_0", 2, root).status()) ==
+        "port=2: must be in [1, 1] (or 0: unknown)");
+  sys.add("infiniband", "mlx5_8", "0000:e1:00.0");  // a ninth function: no rule fits
+  CHECK(message_text(adv->local_nics(0, "mlx5_0", 0, root).status()) ==
+        str_cat("device=mlx5_0: ", root,
+                "/class/infiniband lists 9 PCI functions; the cluster has 8 NICs per host: give "
+                "the NICs' bus ids in rail order (nic_busids)"));
+
+  // The C API: the count, or a negative status.
+  const railyard_advisor c_adv{advisor("h100-1024"), nullptr, nullptr};
+  railyard_nic_id out[2];
+  CHECK(railyard_advisor_local_nics(&c_adv, 5, "ens103np0+ens101np0", 0, root.c_str(), out, 2) ==
+        2);
+  CHECK((out[0].host == 5 && out[0].rail == 1 && out[1].rail == 0 && out[0].plane == 0));
+  CHECK(railyard_advisor_local_nics(&c_adv, 5, "ens103np0+ens101np0", 0, root.c_str(), out, 1) ==
+        RAILYARD_ADVISOR_EINVAL);
+  CHECK(std::string(railyard_advisor_last_error()) == "max_out=1: ens103np0+ens101np0 has 2 parts");
+  CHECK(railyard_advisor_local_nics(&c_adv, 5, "mlx5_77", 0, root.c_str(), out, 2) ==
+        RAILYARD_ADVISOR_ENOTFOUND);
+}
+
+TEST_CASE("advisor: the local NIC on two-plane NICs: one PCI function per NIC or per plane") {
+  const auto adv = advisor("h100-1024-dualplane");
+  const std::string nics[8] = {"0000:c1:00.0", "0000:21:00.0", "0000:41:00.0", "0000:61:00.0",
+                               "0000:81:00.0", "0000:a1:00.0", "0000:e1:00.0", "0000:01:00.0"};
+  {
+    FakeSysfs sys;  // one function per NIC, two ports each: the plane is the port
+    for (int k = 0; k < 8; ++k) sys.add("infiniband", str_cat("mlx5_", k), nics[k]);
+    const std::string root = sys.root.string();
+    auto p2 = adv->local_nics(9, "mlx5_0", 2, root);  // c1 is the 7th of 8 in bus-id order
+    REQUIRE(p2.ok());
+    CHECK((*p2)[0] == port(9, 6, 1));
+    CHECK(message_text(adv->local_nics(9, "mlx5_0", 0, root).status()) ==
+          "port=0: mlx5_0 is a PCI function of a NIC with 2 ports (planes): give props.port");
+  }
+  {
+    FakeSysfs sys;  // one function per plane: 16, rail = rank / 2, plane = rank % 2
+    for (int k = 0; k < 8; ++k) {
+      sys.add("infiniband", str_cat("mlx5_", 2 * k), nics[k]);
+      sys.add("infiniband", str_cat("mlx5_", 2 * k + 1), nics[k].substr(0, 11) + "1");
+    }
+    const std::string root = sys.root.string();
+    auto a = adv->local_nics(9, "mlx5_1", 0, root);  // 0000:c1:00.1: rank 13 of 16
+    REQUIRE(a.ok());
+    CHECK((*a)[0] == port(9, 6, 1));
+    auto b = adv->local_nics(9, "mlx5_14", 1, root);  // 0000:01:00.0: rank 0
+    REQUIRE(b.ok());
+    CHECK((*b)[0] == port(9, 0, 0));
+    CHECK(message_text(adv->local_nics(9, "mlx5_14", 2, root).status()).find("port=2: mlx5_14 is "
+                                                                             "plane 0") == 0);
+  }
 }

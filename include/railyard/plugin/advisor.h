@@ -41,6 +41,14 @@
  *     multi-plane NIC the port (plane + 1) must be given too.
  * A PCI path never names a host: the host index is always given as a number.
  *
+ * Both ends. NCCL's connect() gets only the listener's handle. The listener
+ * writes its endpoint into it (railyard_advisor_endpoint_encode: port, QP
+ * budget, a digest of cluster and hash model; 32 bytes), the connector reads it
+ * (_endpoint_decode refuses another cluster's with EMISMATCH), both compute
+ * one count with railyard_advisor_agreed_qps, and a verbs sender plans for the
+ * QP numbers the receiver really created with railyard_advisor_connect_qpns.
+ * docs/net-plugin.md gives the whole call sequence for verbs and sockets.
+ *
  * Errors. Every function that can fail returns 0 (RAILYARD_ADVISOR_OK) or a
  * negative railyard_advisor_status and leaves a message naming the field and
  * the value ("local.rail=9: must be in [0, 8)") in a per-thread buffer read by
@@ -84,10 +92,13 @@ extern "C" {
 #endif
 
 /* Version of this API (incremented when a struct or a signature changes). */
-#define RAILYARD_ADVISOR_API_VERSION 1
+#define RAILYARD_ADVISOR_API_VERSION 2  /* 2: endpoints, agreed QP counts, real QP numbers */
 
 /* Most QPs one connection gets (routing::kMaxQpsPerConnection). */
 #define RAILYARD_ADVISOR_MAX_QPS 256
+
+/* Bytes of an endpoint (railyard_advisor_endpoint_encode). */
+#define RAILYARD_ADVISOR_ENDPOINT_BYTES 32
 
 /* Size of railyard_conn_plan.error and of the per-thread message buffer. */
 #define RAILYARD_ADVISOR_ERROR_LEN 256
@@ -110,7 +121,11 @@ typedef enum railyard_advisor_status {
   /* Out of memory. */
   RAILYARD_ADVISOR_ENOMEM = -5,
   /* Anything else (an internal error; the message says what). */
-  RAILYARD_ADVISOR_EINTERNAL = -6
+  RAILYARD_ADVISOR_EINTERNAL = -6,
+  /* A peer's endpoint was written by an advisor with another cluster, hash
+   * model or seed (their digests differ), or by another endpoint format: the
+   * two ranks would plan differently. Fail the connection; never go on. */
+  RAILYARD_ADVISOR_EMISMATCH = -7
 } railyard_advisor_status;
 
 /* Opaque advisor: one cluster, one hash model, the table of connections. */
@@ -203,6 +218,75 @@ RAILYARD_ADVISOR_API int railyard_advisor_connect(
 RAILYARD_ADVISOR_API int railyard_advisor_connect_ex(
     railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
     int qp_budget, uint32_t base_dst_qpn, railyard_conn_plan* out) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* connect for QPs whose destination QP numbers are known: QP i hashes
+ * dst_qpns[i] (what the remote's ibv_create_qp returned, in any order; nothing
+ * assumes consecutive numbers), qps = 1..RAILYARD_ADVISOR_MAX_QPS of them; out
+ * gets exactly qps QPs. Each call adds a connection (no merging: the numbers
+ * are the connection's own). Errors as connect, and EINVAL naming "qps" or
+ * "dst_qpns[i]" (>= 2^24). Allocates. */
+RAILYARD_ADVISOR_API int railyard_advisor_connect_qpns(
+    railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
+    const uint32_t* dst_qpns, int qps, railyard_conn_plan* out) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* The NIC ports behind a device name as the plugin has it: an RDMA device
+ * ("mlx5_9", EFA's "rdmap16s27"), a netdev ("ens1f0np0") or NCCL's merged
+ * device ("mlx5_0+mlx5_1", one port per part, in order), on host `host`. Each
+ * part's PCI function is read from sysfs (<sysfs_root>/class/infiniband/<part>/
+ * device, else class/net/<part>/device; sysfs_root NULL or "": "/sys") and
+ * mapped to its rail by options.nic_busids when given, else by its rank in
+ * bus-id order among the host's PCI functions of that class (one per NIC, or
+ * one per plane). port is NCCL's 1-based props.port (0: unknown, fine on
+ * single-plane NICs). Writes up to max_out ports (name_or_pci = NULL) and
+ * returns how many, or a negative status: EINVAL (host, device, port,
+ * max_out), ENOTFOUND (no such device, or a bus id none of nic_busids),
+ * ENOPATH (the host's function count fits neither rule: the message says to
+ * give nic_busids). Reads sysfs and allocates: call at init/connect. */
+RAILYARD_ADVISOR_API int railyard_advisor_local_nics(const railyard_advisor* advisor, int host,
+                                                     const char* device, int port,
+                                                     const char* sysfs_root, railyard_nic_id* out,
+                                                     int max_out) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* ---- both ends of a connection --------------------------------------------
+ * NCCL's connect() gets a device index and the listener's handle, no rank or
+ * host. A plugin writes its NIC port and QP budget into its listen handle with
+ * endpoint_encode (RAILYARD_ADVISOR_ENDPOINT_BYTES of NCCL_NET_HANDLE_MAXSIZE =
+ * 128), the connecting side reads them with endpoint_decode and sends its own
+ * endpoint in its first message; both then call agreed_qps, which gives the
+ * same count whichever end asks, and connect their sending direction with it as
+ * the budget. docs/net-plugin.md has the call sequence for verbs and sockets. */
+
+/* A digest of the cluster (every link), the hash model and the seed: equal on
+ * two ranks exactly when their plans agree. 0 for NULL. Lock-free. */
+RAILYARD_ADVISOR_API uint64_t railyard_advisor_digest(const railyard_advisor* advisor)
+    RAILYARD_ADVISOR_NOEXCEPT;
+
+/* Writes local's port, qp_budget and the digest into out[0, 32). Errors: EINVAL
+ * naming out, local.*, qp_budget (< 1). */
+RAILYARD_ADVISOR_API int railyard_advisor_endpoint_encode(const railyard_advisor* advisor,
+                                                          const railyard_nic_id* local,
+                                                          int qp_budget, void* out,
+                                                          size_t out_len) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* Reads an endpoint: *nic gets the port (name_or_pci = NULL), *qp_budget
+ * (may be NULL) the budget. Errors: EINVAL (too short, not an endpoint, a port
+ * outside this cluster), EMISMATCH (another cluster, hash model, seed or
+ * format; the message gives both digests). */
+RAILYARD_ADVISOR_API int railyard_advisor_endpoint_decode(const railyard_advisor* advisor,
+                                                          const void* in, size_t in_len,
+                                                          railyard_nic_id* nic,
+                                                          int* qp_budget) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* The QP count of the connection between a and b, the same for (a, b) and
+ * (b, a): min(budget_a, budget_b, RAILYARD_ADVISOR_MAX_QPS, the source-leaf
+ * uplinks of a -> b and of b -> a); 1 when they share a leaf. Connecting with
+ * it as the budget gives exactly that many QPs. Returns the count (>= 1) or a
+ * negative status (EINVAL naming a.*, b.*, budget_a, budget_b or a pair with no
+ * path). */
+RAILYARD_ADVISOR_API int railyard_advisor_agreed_qps(const railyard_advisor* advisor,
+                                                     const railyard_nic_id* a, int budget_a,
+                                                     const railyard_nic_id* b,
+                                                     int budget_b) RAILYARD_ADVISOR_NOEXCEPT;
 
 /* The UDP source port of QP `qp` of `connection`, or 0 ("keep the default
  * port") when the advisor is NULL or either index is unknown. O(1): three

@@ -53,6 +53,8 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -127,7 +129,83 @@ struct Connection {
   std::span<const int32_t> uplinks;        // per QP source-leaf uplink; -1 on one leaf
 };
 
+// What a plugin puts in its listen handle so that the connecting side learns
+// the listener's NIC port and QP budget: NCCL's connect() receives only the
+// peer's handle, no rank or host (docs/net-plugin.md). kEndpointBytes bytes,
+// little-endian, at any offset of the handle the plugin chooses:
+//   0  "RYEP"   magic
+//   4  u16      format (kEndpointFormat)
+//   6  u16      0
+//   8  u64      PathAdvisor::digest() of the writer: cluster, hash model, seed
+//   16 i32 host, 20 i32 rail, 24 i32 plane, 28 i32 qp_budget
+// A reader whose digest differs refuses the handle (StatusCode::kAborted):
+// two ranks that describe the cluster differently would plan different ports
+// and QP counts, so they must never silently go on.
+inline constexpr size_t kEndpointBytes = RAILYARD_ADVISOR_ENDPOINT_BYTES;
+inline constexpr uint16_t kEndpointFormat = 1;
+inline constexpr std::array<char, 4> kEndpointMagic = {'R', 'Y', 'E', 'P'};
+
+struct Endpoint {
+  NicPort port;
+  int32_t qp_budget = 1;
+  friend constexpr bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
 namespace detail {
+
+// Little-endian fields of an endpoint (kEndpointBytes): `bytes` bytes at `at`.
+inline void put_le(std::array<uint8_t, kEndpointBytes>& b, size_t at, uint64_t v,
+                   size_t bytes) noexcept {
+  for (size_t i = 0; i < bytes; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+[[nodiscard]] inline uint64_t get_le(const std::array<uint8_t, kEndpointBytes>& b, size_t at,
+                                     size_t bytes) noexcept {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes; ++i) v |= uint64_t{b[at + i]} << (8 * i);
+  return v;
+}
+[[nodiscard]] inline std::string hex64(uint64_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (int shift = 60; shift >= 0; shift -= 4) out += kDigits[(v >> shift) & 0xF];
+  return out;
+}
+[[nodiscard]] inline std::string hex_bytes(const std::array<uint8_t, kEndpointBytes>& b,
+                                           size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (size_t i = 0; i < n; ++i) {
+    out += kDigits[b[i] >> 4];
+    out += kDigits[b[i] & 0xF];
+  }
+  return out;
+}
+
+// FNV-1a (64-bit) over what two ranks' plans depend on: every link's ends,
+// capacity and latency, the hash model's name and the seed. O(links), once per
+// advisor.
+RAILYARD_LAZY
+[[nodiscard]] uint64_t advisor_digest(const topology::Fabric& f, const routing::HashModel& model,
+                                      uint32_t seed) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  const auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xFF;
+      h *= 0x100000001b3ull;
+    }
+  };
+  mix(static_cast<uint64_t>(f.node_count()));
+  mix(static_cast<uint64_t>(f.link_count()));
+  for (int32_t l = 0; l < f.link_count(); ++l) {
+    const LinkId id{l};
+    mix(static_cast<uint64_t>(f.src(id).value()) << 32 | static_cast<uint32_t>(f.dst(id).value()));
+    mix(std::bit_cast<uint64_t>(f.capacity_gbps(id)));
+    mix(std::bit_cast<uint64_t>(f.latency_ns(id)));
+  }
+  for (char c : model.name()) mix(static_cast<uint8_t>(c));
+  mix(seed);
+  return h;
+}
 
 // A Status message as std::string_view (Debian's Abseil has its own string_view).
 // A PCI bus id "dddd:bb:dd.f", lower case, in a fixed buffer (no allocation).
@@ -161,6 +239,57 @@ using BusId = std::array<char, 12>;
 
 [[nodiscard]] inline std::string_view busid_text(const BusId& id) noexcept {
   return {id.data(), id.size()};
+}
+
+// A device found in sysfs: its PCI function and its class directory.
+struct SysfsDevice {
+  BusId busid{};
+  std::string class_dir;  // "infiniband" or "net"
+};
+
+// <root>/class/infiniband/<name>/device, else <root>/class/net/<name>/device:
+// the last component of where the link points is the PCI bus id.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SysfsDevice> sysfs_device(std::string_view root, std::string_view name) {
+  std::vector<std::string> tried;
+  for (const char* cls : {"infiniband", "net"}) {
+    const std::filesystem::path link =
+        std::filesystem::path(std::string(root)) / "class" / cls / std::string(name) / "device";
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::read_symlink(link, ec);
+    tried.push_back(link.string());
+    if (ec) continue;
+    const std::optional<BusId> id = parse_busid(target.filename().string());
+    if (!id)
+      return not_found_error(str_cat("device=", name, ": ", link.string(), " points to ",
+                                     target.string(), ", not a PCI function"));
+    return SysfsDevice{*id, cls};
+  }
+  return not_found_error(
+      str_cat("device=", name, ": no such RDMA device or netdev (", join(tried, ", "), ")"));
+}
+
+// The distinct PCI functions of every device of a sysfs class, sorted.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<std::vector<BusId>> sysfs_class_busids(std::string_view root,
+                                                              std::string_view cls) {
+  const std::filesystem::path dir =
+      std::filesystem::path(std::string(root)) / "class" / std::string(cls);
+  std::error_code ec;
+  std::vector<BusId> out;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code link_ec;
+    const std::filesystem::path target =
+        std::filesystem::read_symlink(it->path() / "device", link_ec);
+    if (link_ec) continue;  // virtual devices (lo, bonds, bridges) have no PCI function
+    if (const std::optional<BusId> id = parse_busid(target.filename().string()))
+      out.push_back(*id);
+  }
+  if (ec) return not_found_error(str_cat(dir.string(), ": ", ec.message()));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 // The NIC bus ids exports::nccl_topology_xml writes for every host.
@@ -413,8 +542,11 @@ class PathAdvisor {
         busids.push_back(*id);
       }
     }
-    return std::unique_ptr<PathAdvisor>(
-        new PathAdvisor(std::move(cluster), std::move(model), std::move(busids)));
+    const uint64_t digest = detail::advisor_digest(cluster.fabric, *model, options.hash_seed);
+    auto advisor = std::unique_ptr<PathAdvisor>(
+        new PathAdvisor(std::move(cluster), std::move(model), std::move(busids), digest));
+    advisor->real_busids_ = !options.nic_busids.empty();
+    return advisor;
   }
 
   PathAdvisor(const PathAdvisor&) = delete;
@@ -518,23 +650,11 @@ class PathAdvisor {
   // Thread-safe; allocates. The same request again returns the same id.
   [[nodiscard]] StatusOr<Connection> connect(NicPort local, NicPort remote, int32_t qp_budget,
                                                    uint32_t base_dst_qpn = kDefaultBaseDstQpn) {
-    const topology::ClusterDescriptor<>& d = descriptor();
-    RAILYARD_RETURN_IF_ERROR(check_port("local", local));
-    RAILYARD_RETURN_IF_ERROR(check_port("remote", remote));
+    RAILYARD_RETURN_IF_ERROR(check_pair(local, remote));
     if (qp_budget < 1) return invalid_field("qp_budget", str_cat(qp_budget), "must be >= 1");
     if (base_dst_qpn > 0xFFFFFFu)
       return invalid_field("base_dst_qpn", str_cat(base_dst_qpn),
                            "must be < 2^24 (a 24-bit QP number)");
-    if (local == remote)
-      return invalid_field("remote", routing::port_name(remote), "the same NIC port as local");
-    if (local.plane != remote.plane)
-      return invalid_field("remote.plane", str_cat(remote.plane.value()),
-                           str_cat("no network path from local.plane=", local.plane.value(),
-                                   " (a flow never changes plane)"));
-    if (d.path_count(local, remote) == 0)
-      return invalid_field("remote.rail", str_cat(remote.nic.value()),
-                           str_cat("no network path from local.rail=", local.nic.value(),
-                                   " (rail_only: cross-rail traffic goes over NVLink first)"));
     const int32_t budget = std::min(qp_budget, routing::kMaxQpsPerConnection);
     const Key key = {local.host.value(),
                      local.nic.value(),
@@ -549,46 +669,10 @@ class PathAdvisor {
       if (auto it = ids_.find(key); it != ids_.end()) return records_[it->second]->view;
     }
     // Plan outside the lock: plan_connection only reads the cluster and model.
-    StatusOr<routing::SprayPlan> plan = routing::advised_plan(d, cluster_.fabric, local, remote,
-                                                              budget, *model_, base_dst_qpn);
+    StatusOr<routing::SprayPlan> plan = routing::advised_plan(
+        descriptor(), cluster_.fabric, local, remote, budget, *model_, base_dst_qpn);
     if (!plan.ok()) return plan.status();
-    auto record = std::make_unique<detail::ConnectionRecord>();
-    const auto k = static_cast<size_t>(plan->qps);
-    std::vector<uint16_t> ports;
-    ports.reserve(k);
-    record->flow_labels.reserve(k);
-    record->uplinks.reserve(k);
-    for (const routing::QpRoute& q : plan->qp) {
-      ports.push_back(q.sport);
-      record->flow_labels.push_back(q.flow_label);
-      record->uplinks.push_back(q.uplink);
-    }
-    std::vector<int32_t> distinct = record->uplinks;
-    std::sort(distinct.begin(), distinct.end());
-    Connection& c = record->view;
-    c.local = local;
-    c.remote = remote;
-    c.qps = plan->qps;
-    c.usable_uplinks = plan->usable_uplinks();
-    c.uplinks_used =
-        static_cast<int32_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
-    c.flow_labels = record->flow_labels;
-    c.uplinks = record->uplinks;
-
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = ids_.find(key); it != ids_.end()) return records_[it->second]->view;  // a race
-    if (table_.size() >= detail::SlotTable::kCapacity)
-      return resource_exhausted_error(
-          str_cat("connections=", table_.size(), ": the advisor's table is full"));
-    c.id = routing::ConnectionId{static_cast<int32_t>(table_.size())};
-    // Everything that can throw first; nothing after the slot is published does.
-    if (records_.size() == records_.capacity()) records_.reserve(2 * records_.size() + 64);
-    table_.prepare_append();
-    const uint16_t* stored = ports_.add(ports);
-    c.source_ports = std::span<const uint16_t>(stored, k);
-    records_.push_back(std::move(record));
-    ids_.emplace(key, table_.append({stored, static_cast<uint32_t>(k)}));
-    return records_.back()->view;
+    return publish(key, local, remote, *plan);
   }
 
   // connect with the ports given as NicRefs (resolved with fields "local", "remote").
@@ -598,6 +682,190 @@ class PathAdvisor {
     RAILYARD_ASSIGN_OR_RETURN(const NicPort a, resolve(local, "local"));
     RAILYARD_ASSIGN_OR_RETURN(const NicPort b, resolve(remote, "remote"));
     return connect(a, b, qp_budget, base_dst_qpn);
+  }
+
+  // connect for QPs whose destination QP numbers are known (QP i hashes
+  // dst_qpns[i]; dst_qpns.size() QPs, 1..kMaxQpsPerConnection): what a verbs
+  // plugin calls once the remote's ibv_create_qp numbers arrived, so that the
+  // QP-aware hash models see the real numbers, not base + i. Such a connection
+  // is never merged with another (its numbers are its own): each call adds a
+  // table entry. Errors: those of connect, and InvalidArgument naming
+  // "dst_qpns" (empty or too many) or "dst_qpns[i]" (>= 2^24).
+  [[nodiscard]] StatusOr<Connection> connect_to_qpns(NicPort local, NicPort remote,
+                                                     std::span<const uint32_t> dst_qpns) {
+    RAILYARD_RETURN_IF_ERROR(check_pair(local, remote));
+    if (dst_qpns.empty() || std::ssize(dst_qpns) > routing::kMaxQpsPerConnection)
+      return invalid_field("dst_qpns", str_cat(dst_qpns.size(), " QP numbers"),
+                           str_cat("give 1 to ", routing::kMaxQpsPerConnection));
+    StatusOr<routing::SprayPlan> plan = routing::plan_connection_to_qpns(
+        descriptor(), cluster_.fabric, local, remote, dst_qpns, *model_);
+    if (!plan.ok()) return plan.status();
+    return publish(std::nullopt, local, remote, *plan);
+  }
+
+  // ---- the local NIC as a plugin sees it ------------------------------------
+
+  // The NIC ports behind a device name a plugin has: an RDMA device ("mlx5_9",
+  // EFA's "rdmap16s27"), a netdev ("ens1f0np0"), or NCCL's merged virtual
+  // device ("mlx5_0+mlx5_1": one port per part, in order). Each part's PCI
+  // function is the last component of the link
+  // <sysfs_root>/class/infiniband/<part>/device (else /class/net/<part>/device),
+  // and its rail is:
+  //  * its position in AdvisorOptions::nic_busids, when those were given;
+  //  * else its rank, in bus-id order, among the PCI functions of the host's
+  //    devices of the same class (every RDMA device, or every netdev with a
+  //    device link): with F functions and N NICs per host, F == N gives
+  //    rail = rank and plane = port - 1 (one function per NIC), F == N * planes
+  //    gives rail = rank / planes and plane = rank % planes (one per plane).
+  //    Bus-id order is how rails are numbered on the systems railyard knows
+  //    (NCCL's topology also lists NICs by PCI path); where it is not, give
+  //    nic_busids.
+  // `port` is NCCL's 1-based props.port (0: unknown, fine on single-plane
+  // NICs). Errors: InvalidArgument naming "host", "device" or "port";
+  // NotFound naming the sysfs paths tried or the bus id; FailedPrecondition
+  // when the host's function count fits neither rule. Reads sysfs and
+  // allocates: call it at init or connect, not per message.
+  [[nodiscard]] StatusOr<std::vector<NicPort>> local_nics(
+      int32_t host, std::string_view device, int32_t port = 0,
+      std::string_view sysfs_root = "/sys") const {
+    const topology::ClusterDescriptor<>& d = descriptor();
+    if (host < 0 || host >= d.hosts())
+      return invalid_field("host", str_cat(host), str_cat("out of range [0, ", d.hosts(), ")"));
+    if (port < 0 || port > d.planes())
+      return invalid_field("port", str_cat(port),
+                           str_cat("must be in [1, ", d.planes(), "] (or 0: unknown)"));
+    if (device.empty()) return invalid_field("device", "", "give a device name");
+    std::vector<NicPort> out;
+    for (std::string_view part : split(device, '+')) {
+      if (part.empty() || part.find('/') != std::string_view::npos || part == "." || part == "..")
+        return invalid_field("device", device, "not a device name (parts joined by '+')");
+      RAILYARD_ASSIGN_OR_RETURN(const detail::SysfsDevice dev,
+                                detail::sysfs_device(sysfs_root, part));
+      int32_t rail = -1;
+      int32_t plane = -1;
+      if (real_busids_) {
+        for (size_t i = 0; i < busids_.size(); ++i)
+          if (busids_[i] == dev.busid) rail = static_cast<int32_t>(i);
+        if (rail < 0)
+          return not_found_error(str_cat("device=", part, ": bus id ", detail::busid_text(dev.busid),
+                                         " is none of nic_busids"));
+      } else {
+        RAILYARD_ASSIGN_OR_RETURN(const std::vector<detail::BusId> all,
+                                  detail::sysfs_class_busids(sysfs_root, dev.class_dir));
+        const auto at = std::lower_bound(all.begin(), all.end(), dev.busid);
+        const auto rank = static_cast<int32_t>(at - all.begin());
+        const auto functions = static_cast<int32_t>(all.size());
+        if (functions == d.nics_per_host()) {
+          rail = rank;
+        } else if (d.planes() > 1 && functions == d.nics_per_host() * d.planes()) {
+          rail = rank / d.planes();
+          plane = rank % d.planes();
+          if (port != 0 && port != plane + 1)
+            return invalid_field("port", str_cat(port),
+                                 str_cat(part, " is plane ", plane, " (port ", plane + 1,
+                                         ") by its rank among the host's PCI functions"));
+        } else {
+          return failed_precondition_error(str_cat(
+              "device=", part, ": ", sysfs_root, "/class/", dev.class_dir, " lists ", functions,
+              " PCI functions; the cluster has ", d.nics_per_host(), " NICs per host",
+              d.planes() > 1 ? str_cat(" of ", d.planes(), " planes") : std::string(),
+              ": give the NICs' bus ids in rail order (nic_busids)"));
+        }
+      }
+      if (plane < 0) {
+        if (port == 0 && d.planes() > 1)
+          return invalid_field("port", "0",
+                               str_cat(part, " is a PCI function of a NIC with ", d.planes(),
+                                       " ports (planes): give props.port"));
+        plane = port == 0 ? 0 : port - 1;
+      }
+      out.push_back(NicPort{HostId{host}, NicIndex{rail}, PlaneId{plane}});
+    }
+    return out;
+  }
+
+  // ---- what both ends of a connection agree on ------------------------------
+
+  // A digest of everything two ranks must share for their plans to agree: the
+  // fabric (every link's ends, capacity and latency), the hash model and its
+  // seed. Not the NIC bus ids, which are each host's own.
+  [[nodiscard]] uint64_t digest() const noexcept { return digest_; }
+
+  // Writes `local` and its QP budget into out[0, kEndpointBytes) (see
+  // kEndpointBytes). Errors: InvalidArgument naming "out" (too small), the
+  // port (local.host, ...) or "qp_budget" (< 1). No allocation on success.
+  [[nodiscard]] Status encode_endpoint(NicPort local, int32_t qp_budget,
+                                       std::span<std::byte> out) const {
+    if (out.size() < kEndpointBytes)
+      return invalid_field("out", str_cat(out.size(), " bytes"),
+                           str_cat("an endpoint needs ", kEndpointBytes));
+    RAILYARD_RETURN_IF_ERROR(check_port("local", local));
+    if (qp_budget < 1) return invalid_field("qp_budget", str_cat(qp_budget), "must be >= 1");
+    std::array<uint8_t, kEndpointBytes> b{};
+    for (size_t i = 0; i < 4; ++i) b[i] = static_cast<uint8_t>(kEndpointMagic[i]);
+    detail::put_le(b, 4, kEndpointFormat, 2);
+    detail::put_le(b, 8, digest_, 8);
+    detail::put_le(b, 16, static_cast<uint32_t>(local.host.value()), 4);
+    detail::put_le(b, 20, static_cast<uint32_t>(local.nic.value()), 4);
+    detail::put_le(b, 24, static_cast<uint32_t>(local.plane.value()), 4);
+    detail::put_le(b, 28, static_cast<uint32_t>(qp_budget), 4);
+    std::memcpy(out.data(), b.data(), kEndpointBytes);
+    return ok_status();
+  }
+
+  // Reads what encode_endpoint wrote (on this or another rank). Errors:
+  // InvalidArgument naming "endpoint" (too short, no magic, a port outside
+  // this cluster, a budget < 1); kAborted when the format or the digest
+  // differs from this advisor's: the writer described another cluster or hash
+  // model. No allocation on success.
+  [[nodiscard]] StatusOr<Endpoint> decode_endpoint(std::span<const std::byte> in) const {
+    if (in.size() < kEndpointBytes)
+      return invalid_field("endpoint", str_cat(in.size(), " bytes"),
+                           str_cat("an endpoint is ", kEndpointBytes, " bytes"));
+    std::array<uint8_t, kEndpointBytes> b{};
+    std::memcpy(b.data(), in.data(), kEndpointBytes);
+    for (size_t i = 0; i < 4; ++i)
+      if (b[i] != static_cast<uint8_t>(kEndpointMagic[i]))
+        return invalid_field("endpoint", detail::hex_bytes(b, 4),
+                             "not a railyard endpoint (magic \"RYEP\" missing)");
+    const auto format = static_cast<uint16_t>(detail::get_le(b, 4, 2));
+    if (format != kEndpointFormat)
+      return make_status(StatusCode::kAborted,
+                         str_cat("endpoint.format=", format, ": this advisor reads format ",
+                                 kEndpointFormat, " (the peer runs another railyard version)"));
+    const uint64_t digest = detail::get_le(b, 8, 8);
+    if (digest != digest_)
+      return make_status(
+          StatusCode::kAborted,
+          str_cat("endpoint.digest=", detail::hex64(digest), ": the peer's cluster and hash model ",
+                  "differ from this rank's (digest ", detail::hex64(digest_),
+                  "); give every rank the same RAILYARD_CLUSTER, hash model and seed"));
+    const auto field = [&](size_t at) { return static_cast<int32_t>(detail::get_le(b, at, 4)); };
+    const NicPort port{HostId{field(16)}, NicIndex{field(20)}, PlaneId{field(24)}};
+    RAILYARD_RETURN_IF_ERROR(check_port("endpoint", port));
+    const int32_t budget = field(28);
+    if (budget < 1)
+      return invalid_field("endpoint.qp_budget", str_cat(budget), "must be >= 1");
+    return Endpoint{port, budget};
+  }
+
+  // The QP count of the connection between a and b, the same whichever end
+  // asks: min(both budgets, kMaxQpsPerConnection, the source-leaf uplinks of
+  // a -> b and of b -> a), so 1 when they hang off one leaf. Each side then
+  // connects its sending direction with this budget and gets exactly this many
+  // QPs (connect's count is min(budget, its uplinks)). Errors: InvalidArgument
+  // naming the port or budget ("a.host", "budget_b", ...), or a pair without a
+  // network path (as connect). O(paths), no allocation.
+  [[nodiscard]] StatusOr<int32_t> agreed_qps(const Endpoint& a, const Endpoint& b) const {
+    RAILYARD_RETURN_IF_ERROR(check_port("a", a.port));
+    RAILYARD_RETURN_IF_ERROR(check_port("b", b.port));
+    if (a.qp_budget < 1) return invalid_field("budget_a", str_cat(a.qp_budget), "must be >= 1");
+    if (b.qp_budget < 1) return invalid_field("budget_b", str_cat(b.qp_budget), "must be >= 1");
+    RAILYARD_RETURN_IF_ERROR(check_pair(a.port, b.port));
+    const topology::ClusterDescriptor<>& d = descriptor();
+    return std::min({a.qp_budget, b.qp_budget, routing::kMaxQpsPerConnection,
+                     routing::advised_uplinks(d, a.port, b.port),
+                     routing::advised_uplinks(d, b.port, a.port)});
   }
 
   // ---- lookups: O(1), lock-free, no allocation, never throw ----------------
@@ -655,8 +923,11 @@ class PathAdvisor {
   };
 
   PathAdvisor(topology::Cluster cluster, std::unique_ptr<routing::HashModel> model,
-              std::vector<detail::BusId> busids)
-      : cluster_(std::move(cluster)), model_(std::move(model)), busids_(std::move(busids)) {}
+              std::vector<detail::BusId> busids, uint64_t digest)
+      : cluster_(std::move(cluster)),
+        model_(std::move(model)),
+        busids_(std::move(busids)),
+        digest_(digest) {}
 
   [[nodiscard]] Status check_port(std::string_view side, NicPort p) const {
     const topology::ClusterDescriptor<>& d = descriptor();
@@ -668,6 +939,69 @@ class PathAdvisor {
     RAILYARD_RETURN_IF_ERROR(check("host", p.host.value(), d.hosts()));
     RAILYARD_RETURN_IF_ERROR(check("rail", p.nic.value(), d.rails()));
     return check("plane", p.plane.value(), d.planes());
+  }
+
+  // Both ports in the cluster, distinct, with a network path between them.
+  [[nodiscard]] Status check_pair(NicPort local, NicPort remote) const {
+    RAILYARD_RETURN_IF_ERROR(check_port("local", local));
+    RAILYARD_RETURN_IF_ERROR(check_port("remote", remote));
+    if (local == remote)
+      return invalid_field("remote", routing::port_name(remote), "the same NIC port as local");
+    if (local.plane != remote.plane)
+      return invalid_field("remote.plane", str_cat(remote.plane.value()),
+                           str_cat("no network path from local.plane=", local.plane.value(),
+                                   " (a flow never changes plane)"));
+    if (descriptor().path_count(local, remote) == 0)
+      return invalid_field("remote.rail", str_cat(remote.nic.value()),
+                           str_cat("no network path from local.rail=", local.nic.value(),
+                                   " (rail_only: cross-rail traffic goes over NVLink first)"));
+    return ok_status();
+  }
+
+  // Stores a plan and publishes its id; `key` (when given) makes the same
+  // request return this entry again.
+  [[nodiscard]] StatusOr<Connection> publish(std::optional<Key> key, NicPort local,
+                                             NicPort remote, const routing::SprayPlan& plan) {
+    auto record = std::make_unique<detail::ConnectionRecord>();
+    const auto k = static_cast<size_t>(plan.qps);
+    std::vector<uint16_t> ports;
+    ports.reserve(k);
+    record->flow_labels.reserve(k);
+    record->uplinks.reserve(k);
+    for (const routing::QpRoute& q : plan.qp) {
+      ports.push_back(q.sport);
+      record->flow_labels.push_back(q.flow_label);
+      record->uplinks.push_back(q.uplink);
+    }
+    std::vector<int32_t> distinct = record->uplinks;
+    std::sort(distinct.begin(), distinct.end());
+    Connection& c = record->view;
+    c.local = local;
+    c.remote = remote;
+    c.qps = plan.qps;
+    c.usable_uplinks = plan.usable_uplinks();
+    c.uplinks_used =
+        static_cast<int32_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+    c.flow_labels = record->flow_labels;
+    c.uplinks = record->uplinks;
+
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (key) {
+      if (auto it = ids_.find(*key); it != ids_.end()) return records_[it->second]->view;  // a race
+    }
+    if (table_.size() >= detail::SlotTable::kCapacity)
+      return resource_exhausted_error(
+          str_cat("connections=", table_.size(), ": the advisor's table is full"));
+    c.id = routing::ConnectionId{static_cast<int32_t>(table_.size())};
+    // Everything that can throw first; nothing after the slot is published does.
+    if (records_.size() == records_.capacity()) records_.reserve(2 * records_.size() + 64);
+    table_.prepare_append();
+    const uint16_t* stored = ports_.add(ports);
+    c.source_ports = std::span<const uint16_t>(stored, k);
+    records_.push_back(std::move(record));
+    const uint32_t id = table_.append({stored, static_cast<uint32_t>(k)});
+    if (key) ids_.emplace(*key, id);
+    return records_.back()->view;
   }
 
   // A device name or PCI name -> NIC and plane (-1: PCI name, multi-plane).
@@ -706,6 +1040,8 @@ class PathAdvisor {
   topology::Cluster cluster_;
   std::unique_ptr<routing::HashModel> model_;
   std::vector<detail::BusId> busids_;  // per NIC index
+  uint64_t digest_ = 0;                // advisor_digest: what both ends must share
+  bool real_busids_ = false;           // busids_ are the host's (nic_busids), not nccl_xml's
   mutable std::mutex mutex_;           // guards ids_, records_ and table_ appends
   std::map<Key, uint32_t> ids_;  // connect path only: O(log n) is plenty
   std::vector<std::unique_ptr<detail::ConnectionRecord>> records_;
@@ -759,6 +1095,8 @@ inline int advisor_code(const railyard::Status& s) noexcept {
       return RAILYARD_ADVISOR_ENOPATH;
     case StatusCode::kResourceExhausted:
       return RAILYARD_ADVISOR_ENOMEM;
+    case StatusCode::kAborted:
+      return RAILYARD_ADVISOR_EMISMATCH;
     default:
       return RAILYARD_ADVISOR_EINTERNAL;
   }
@@ -926,6 +1264,149 @@ RAILYARD_ADVISOR_API int railyard_advisor_connect(
                                      railyard::plugin::kDefaultBaseDstQpn, out);
 }
 
+namespace railyard::plugin::detail {
+inline NicRef advisor_ref(const railyard_nic_id& n) noexcept {
+  return NicRef{n.host, n.rail, n.plane, advisor_text(n.name_or_pci)};
+}
+inline void advisor_write_plan(railyard_conn_plan& out, const Connection& c) noexcept {
+  out.connection = static_cast<uint32_t>(c.id.value());
+  out.qps = c.qps;
+  out.usable_uplinks = c.usable_uplinks;
+  out.uplinks_used = c.uplinks_used;
+  advisor_write_nic(out.local, c.local);
+  advisor_write_nic(out.remote, c.remote);
+  for (size_t i = 0; i < c.source_ports.size(); ++i) {
+    out.source_port[i] = c.source_ports[i];
+    out.flow_label[i] = c.flow_labels[i];
+    out.uplink[i] = c.uplinks[i];
+  }
+}
+}  // namespace railyard::plugin::detail
+
+RAILYARD_ADVISOR_API int railyard_advisor_connect_qpns(
+    railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
+    const uint32_t* dst_qpns, int qps, railyard_conn_plan* out) RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  if (out != nullptr) std::memset(out, 0, sizeof *out);
+  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
+  void* user = advisor != nullptr ? advisor->log_user : nullptr;
+  return d::advisor_guard(
+      log, user, out != nullptr ? out->error : nullptr, out != nullptr ? sizeof out->error : 0,
+      [&]() -> railyard::Status {
+        if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
+        if (remote == nullptr) return railyard::invalid_field("remote", "(null)", "required");
+        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
+        if (dst_qpns == nullptr && qps != 0)
+          return railyard::invalid_field("dst_qpns", "(null)", "required");
+        if (qps < 1 || qps > RAILYARD_ADVISOR_MAX_QPS)
+          return railyard::invalid_field("qps", railyard::str_cat(qps),
+                                         railyard::str_cat("must be in [1, ",
+                                                           RAILYARD_ADVISOR_MAX_QPS, "]"));
+        const railyard::plugin::PathAdvisor& a = *advisor->advisor;
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l, a.resolve(d::advisor_ref(*local), "local"));
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort r,
+                                  a.resolve(d::advisor_ref(*remote), "remote"));
+        RAILYARD_ASSIGN_OR_RETURN(
+            const railyard::plugin::Connection c,
+            advisor->advisor->connect_to_qpns(
+                l, r, std::span<const uint32_t>(dst_qpns, static_cast<size_t>(qps))));
+        d::advisor_write_plan(*out, c);
+        return railyard::ok_status();
+      });
+}
+
+RAILYARD_ADVISOR_API int railyard_advisor_local_nics(const railyard_advisor* advisor, int host,
+                                                     const char* device, int port,
+                                                     const char* sysfs_root, railyard_nic_id* out,
+                                                     int max_out) RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
+  void* user = advisor != nullptr ? advisor->log_user : nullptr;
+  int count = 0;
+  const int rc = d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
+    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+    if (device == nullptr) return railyard::invalid_field("device", "(null)", "required");
+    if (out == nullptr && max_out > 0) return railyard::invalid_field("out", "(null)", "required");
+    RAILYARD_ASSIGN_OR_RETURN(
+        const std::vector<railyard::NicPort> ports,
+        advisor->advisor->local_nics(host, device, port,
+                                     sysfs_root != nullptr && *sysfs_root != '\0' ? sysfs_root
+                                                                                 : "/sys"));
+    if (std::ssize(ports) > max_out)
+      return railyard::invalid_field("max_out", railyard::str_cat(max_out),
+                                     railyard::str_cat(device, " has ", ports.size(), " parts"));
+    for (const railyard::NicPort& p : ports) d::advisor_write_nic(out[count++], p);
+    return railyard::ok_status();
+  });
+  return rc == RAILYARD_ADVISOR_OK ? count : rc;
+}
+
+RAILYARD_ADVISOR_API uint64_t railyard_advisor_digest(const railyard_advisor* advisor)
+    RAILYARD_ADVISOR_NOEXCEPT {
+  return advisor != nullptr ? advisor->advisor->digest() : 0;
+}
+
+RAILYARD_ADVISOR_API int railyard_advisor_endpoint_encode(const railyard_advisor* advisor,
+                                                          const railyard_nic_id* local,
+                                                          int qp_budget, void* out,
+                                                          size_t out_len) RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
+  void* user = advisor != nullptr ? advisor->log_user : nullptr;
+  return d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
+    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+    if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
+    if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
+    const railyard::plugin::PathAdvisor& a = *advisor->advisor;
+    RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l, a.resolve(d::advisor_ref(*local), "local"));
+    return a.encode_endpoint(l, qp_budget,
+                             std::span<std::byte>(static_cast<std::byte*>(out), out_len));
+  });
+}
+
+RAILYARD_ADVISOR_API int railyard_advisor_endpoint_decode(const railyard_advisor* advisor,
+                                                          const void* in, size_t in_len,
+                                                          railyard_nic_id* nic,
+                                                          int* qp_budget) RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
+  void* user = advisor != nullptr ? advisor->log_user : nullptr;
+  return d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
+    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+    if (in == nullptr) return railyard::invalid_field("in", "(null)", "required");
+    if (nic == nullptr) return railyard::invalid_field("nic", "(null)", "required");
+    RAILYARD_ASSIGN_OR_RETURN(
+        const railyard::plugin::Endpoint e,
+        advisor->advisor->decode_endpoint(
+            std::span<const std::byte>(static_cast<const std::byte*>(in), in_len)));
+    d::advisor_write_nic(*nic, e.port);
+    if (qp_budget != nullptr) *qp_budget = e.qp_budget;
+    return railyard::ok_status();
+  });
+}
+
+RAILYARD_ADVISOR_API int railyard_advisor_agreed_qps(const railyard_advisor* advisor,
+                                                     const railyard_nic_id* a, int budget_a,
+                                                     const railyard_nic_id* b,
+                                                     int budget_b) RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
+  void* user = advisor != nullptr ? advisor->log_user : nullptr;
+  int32_t qps = 0;
+  const int rc = d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
+    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+    if (a == nullptr) return railyard::invalid_field("a", "(null)", "required");
+    if (b == nullptr) return railyard::invalid_field("b", "(null)", "required");
+    const railyard::plugin::PathAdvisor& adv = *advisor->advisor;
+    RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort pa, adv.resolve(d::advisor_ref(*a), "a"));
+    RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort pb, adv.resolve(d::advisor_ref(*b), "b"));
+    RAILYARD_ASSIGN_OR_RETURN(qps, adv.agreed_qps({pa, budget_a}, {pb, budget_b}));
+    return railyard::ok_status();
+  });
+  return rc == RAILYARD_ADVISOR_OK ? qps : rc;
+}
+
 RAILYARD_ADVISOR_API uint16_t railyard_advisor_source_port(const railyard_advisor* advisor,
                                                            uint32_t connection,
                                                            uint32_t qp) RAILYARD_ADVISOR_NOEXCEPT {
@@ -997,6 +1478,8 @@ RAILYARD_ADVISOR_API const char* railyard_advisor_strerror(int status) RAILYARD_
       return "out of memory";
     case RAILYARD_ADVISOR_EINTERNAL:
       return "internal error";
+    case RAILYARD_ADVISOR_EMISMATCH:
+      return "peer describes another cluster";
     default:
       return "unknown status";
   }

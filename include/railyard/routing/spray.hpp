@@ -46,8 +46,9 @@
 //    when no port of the 14-bit space satisfies it; `unmet_targets` counts QPs
 //    that missed their uplink, which needs a degenerate hash.)
 //  * ports: distinct per QP, each searched over the 16,384 RoCEv2 source ports
-//    with the QP's own tuple (destination QPN = base_dst_qpn + i, so QP-aware
-//    hashes are served too), plus the GRH flow label that yields the port.
+//    with the QP's own tuple (destination QPN = base_dst_qpn + i, or the
+//    numbers given to plan_connection_to_qpns, so QP-aware hashes are served
+//    too), plus the GRH flow label that yields the port.
 // Non-steerable model (UniformRandomHash): no port can be chosen for a path;
 // QP i gets port 0xC000 + (sport_offset + i) mod 2^14, `qp[i].path` and
 // `qp[i].uplink` are -1, and the plan states `expected_efficiency`.
@@ -667,11 +668,13 @@ void finish(SprayPlan& plan) {
   }
 }
 
+// QP i's tuple with the destination QP number its QpRoute carries (set before
+// the port search: base_dst_qpn + i, or the numbers a plugin actually got).
 RAILYARD_LAZY
 FiveTuple qp_tuple(const topology::ClusterDescriptor<>& d, const SprayPlan& plan,
                           int32_t i) {
   return rocev2_tuple(d, plan.src, plan.dst, kSportBase,
-                      (plan.options.base_dst_qpn + static_cast<uint32_t>(i)) & 0xFFFFFFu);
+                      plan.qp[static_cast<size_t>(i)].dst_qpn);
 }
 
 // Where QP i starts its port search: QPs start 2^14 / k apart.
@@ -726,19 +729,14 @@ RAILYARD_LAZY
                  PlaneId{static_cast<int32_t>(*plane)}};
 }
 
-// Plans `qps` QPs of the connection src -> dst under `model` (see the header
-// comment for what a plan holds). Errors (Status naming the value):
-// InvalidArgument for a NIC port outside the cluster (src/dst .host, .nic,
-// .plane), qps outside [1, kMaxQpsPerConnection], src == dst, ports without a
-// network path (different planes; rail_only ports on different rails), or a
-// fabric not materialized from `d`; Unavailable when every path is down;
-// FailedPrecondition when the model sends some QP over down links with every
-// source port. Cost: O(paths) plus, per QP, about m port probes (healthy).
+namespace detail {
+
+// plan_connection; dst_qpns empty: QP i's destination QP is base_dst_qpn + i.
 RAILYARD_LAZY
-[[nodiscard]] StatusOr<SprayPlan> plan_connection(
+[[nodiscard]] StatusOr<SprayPlan> plan_connection_with_qpns(
     const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort src, NicPort dst,
-    int32_t qps, const HashModel& model, const topology::FailureOverlay* failures = nullptr,
-    SprayOptions options = {}) {
+    int32_t qps, const HashModel& model, const topology::FailureOverlay* failures,
+    SprayOptions options, std::span<const uint32_t> dst_qpns) {
   RAILYARD_RETURN_IF_ERROR(detail::check_pair(d, f, src, dst, qps));
   SprayPlan plan;
   plan.src = src;
@@ -752,7 +750,8 @@ RAILYARD_LAZY
   plan.qp.resize(static_cast<size_t>(qps));
   for (int32_t i = 0; i < qps; ++i)
     plan.qp[static_cast<size_t>(i)].dst_qpn =
-        (options.base_dst_qpn + static_cast<uint32_t>(i)) & 0xFFFFFFu;
+        dst_qpns.empty() ? (options.base_dst_qpn + static_cast<uint32_t>(i)) & 0xFFFFFFu
+                         : dst_qpns[static_cast<size_t>(i)];
   if (!plan.steered) {
     for (int32_t i = 0; i < qps; ++i) {
       QpRoute& q = plan.qp[static_cast<size_t>(i)];
@@ -777,6 +776,43 @@ RAILYARD_LAZY
   detail::finish(plan);
   return plan;
 }
+
+}  // namespace detail
+
+// Plans `qps` QPs of the connection src -> dst under `model` (see the header
+// comment for what a plan holds). Errors (Status naming the value):
+// InvalidArgument for a NIC port outside the cluster (src/dst .host, .nic,
+// .plane), qps outside [1, kMaxQpsPerConnection], src == dst, ports without a
+// network path (different planes; rail_only ports on different rails), or a
+// fabric not materialized from `d`; Unavailable when every path is down;
+// FailedPrecondition when the model sends some QP over down links with every
+// source port. Cost: O(paths) plus, per QP, about m port probes (healthy).
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SprayPlan> plan_connection(
+    const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort src, NicPort dst,
+    int32_t qps, const HashModel& model, const topology::FailureOverlay* failures = nullptr,
+    SprayOptions options = {}) {
+  return detail::plan_connection_with_qpns(d, f, src, dst, qps, model, failures, options, {});
+}
+
+// plan_connection for QPs whose destination QP numbers are known: QP i hashes
+// dst_qpns[i] (what ibv_create_qp returned on the remote side, in any order;
+// nothing assumes they are consecutive) and there are dst_qpns.size() QPs.
+// options.base_dst_qpn is ignored. Errors: those of plan_connection, and
+// InvalidArgument naming dst_qpns[i] when a number is >= 2^24.
+RAILYARD_LAZY
+[[nodiscard]] StatusOr<SprayPlan> plan_connection_to_qpns(
+    const topology::ClusterDescriptor<>& d, const topology::Fabric& f, NicPort src, NicPort dst,
+    std::span<const uint32_t> dst_qpns, const HashModel& model,
+    const topology::FailureOverlay* failures = nullptr, SprayOptions options = {}) {
+  for (size_t i = 0; i < dst_qpns.size(); ++i)
+    if (dst_qpns[i] > 0xFFFFFFu)
+      return invalid_field(str_cat("dst_qpns[", i, "]"), str_cat(dst_qpns[i]),
+                           "must be < 2^24 (a 24-bit QP number)");
+  return detail::plan_connection_with_qpns(d, f, src, dst, static_cast<int32_t>(dst_qpns.size()),
+                                           model, failures, options, dst_qpns);
+}
+
 
 // The source-leaf uplinks with a route from a to b on the healthy fabric (1
 // when both hang off one leaf): m of the path advisor (plugin/advisor.hpp).
