@@ -1152,6 +1152,55 @@ inline void advisor_write_nic(railyard_nic_id& out, NicPort p) noexcept {
 
 }  // namespace railyard::plugin::detail
 
+namespace railyard::plugin::detail {
+// The frame of a C call on an existing advisor: its log, the null check, the
+// guard that turns Status and exceptions into codes and messages.
+template <class F>
+int advisor_call(const railyard_advisor* advisor, char* extra, size_t extra_len, F&& f) noexcept {
+  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
+  void* user = advisor != nullptr ? advisor->log_user : nullptr;
+  return advisor_guard(log, user, extra, extra_len, [&]() -> railyard::Status {
+    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
+    return f(*advisor->advisor);
+  });
+}
+inline NicRef advisor_ref(const railyard_nic_id& n) noexcept {
+  return NicRef{n.host, n.rail, n.plane, advisor_text(n.name_or_pci)};
+}
+inline void advisor_write_plan(railyard_conn_plan& out, const Connection& c) noexcept {
+  out.connection = static_cast<uint32_t>(c.id.value());
+  out.qps = c.qps;
+  out.usable_uplinks = c.usable_uplinks;
+  out.uplinks_used = c.uplinks_used;
+  advisor_write_nic(out.local, c.local);
+  advisor_write_nic(out.remote, c.remote);
+  for (size_t i = 0; i < c.source_ports.size(); ++i) {
+    out.source_port[i] = c.source_ports[i];
+    out.flow_label[i] = c.flow_labels[i];
+    out.uplink[i] = c.uplinks[i];
+  }
+}
+// The frame of the calls that plan a connection into a railyard_conn_plan:
+// the plan zeroed first, its error buffer filled on failure, the ports checked
+// for null; plan(advisor) returns the Connection to write.
+template <class F>
+int advisor_plan_call(railyard_advisor* advisor, const railyard_nic_id* local,
+                      const railyard_nic_id* remote, railyard_conn_plan* out, F&& plan) noexcept {
+  if (out != nullptr) std::memset(out, 0, sizeof *out);
+  return advisor_call(
+      advisor, out != nullptr ? out->error : nullptr, out != nullptr ? sizeof out->error : 0,
+      [&](PathAdvisor& a) -> railyard::Status {
+        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
+        if (remote == nullptr) return railyard::invalid_field("remote", "(null)", "required");
+        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
+        RAILYARD_ASSIGN_OR_RETURN(const Connection c, plan(a));
+        advisor_write_plan(*out, c);
+        return railyard::ok_status();
+      });
+}
+
+}  // namespace railyard::plugin::detail
+
 extern "C" {
 
 RAILYARD_ADVISOR_API railyard_advisor* railyard_advisor_create_ex(
@@ -1225,36 +1274,9 @@ RAILYARD_ADVISOR_API int railyard_advisor_connect_ex(
     railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
     int qp_budget, uint32_t base_dst_qpn, railyard_conn_plan* out) RAILYARD_ADVISOR_NOEXCEPT {
   namespace d = railyard::plugin::detail;
-  if (out != nullptr) std::memset(out, 0, sizeof *out);
-  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
-  void* user = advisor != nullptr ? advisor->log_user : nullptr;
-  return d::advisor_guard(
-      log, user, out != nullptr ? out->error : nullptr, out != nullptr ? sizeof out->error : 0,
-      [&]() -> railyard::Status {
-        using railyard::invalid_field;
-        if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
-        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
-        if (remote == nullptr) return railyard::invalid_field("remote", "(null)", "required");
-        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
-        auto ref = [](const railyard_nic_id& n) {
-          return railyard::plugin::NicRef{n.host, n.rail, n.plane, d::advisor_text(n.name_or_pci)};
-        };
-        RAILYARD_ASSIGN_OR_RETURN(
-            const railyard::plugin::Connection c,
-            advisor->advisor->connect(ref(*local), ref(*remote), qp_budget, base_dst_qpn));
-        out->connection = static_cast<uint32_t>(c.id.value());
-        out->qps = c.qps;
-        out->usable_uplinks = c.usable_uplinks;
-        out->uplinks_used = c.uplinks_used;
-        d::advisor_write_nic(out->local, c.local);
-        d::advisor_write_nic(out->remote, c.remote);
-        for (size_t i = 0; i < c.source_ports.size(); ++i) {
-          out->source_port[i] = c.source_ports[i];
-          out->flow_label[i] = c.flow_labels[i];
-          out->uplink[i] = c.uplinks[i];
-        }
-        return railyard::ok_status();
-      });
+  return d::advisor_plan_call(advisor, local, remote, out, [&](railyard::plugin::PathAdvisor& a) {
+    return a.connect(d::advisor_ref(*local), d::advisor_ref(*remote), qp_budget, base_dst_qpn);
+  });
 }
 
 RAILYARD_ADVISOR_API int railyard_advisor_connect(
@@ -1264,55 +1286,24 @@ RAILYARD_ADVISOR_API int railyard_advisor_connect(
                                      railyard::plugin::kDefaultBaseDstQpn, out);
 }
 
-namespace railyard::plugin::detail {
-inline NicRef advisor_ref(const railyard_nic_id& n) noexcept {
-  return NicRef{n.host, n.rail, n.plane, advisor_text(n.name_or_pci)};
-}
-inline void advisor_write_plan(railyard_conn_plan& out, const Connection& c) noexcept {
-  out.connection = static_cast<uint32_t>(c.id.value());
-  out.qps = c.qps;
-  out.usable_uplinks = c.usable_uplinks;
-  out.uplinks_used = c.uplinks_used;
-  advisor_write_nic(out.local, c.local);
-  advisor_write_nic(out.remote, c.remote);
-  for (size_t i = 0; i < c.source_ports.size(); ++i) {
-    out.source_port[i] = c.source_ports[i];
-    out.flow_label[i] = c.flow_labels[i];
-    out.uplink[i] = c.uplinks[i];
-  }
-}
-}  // namespace railyard::plugin::detail
-
 RAILYARD_ADVISOR_API int railyard_advisor_connect_qpns(
     railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
     const uint32_t* dst_qpns, int qps, railyard_conn_plan* out) RAILYARD_ADVISOR_NOEXCEPT {
   namespace d = railyard::plugin::detail;
-  if (out != nullptr) std::memset(out, 0, sizeof *out);
-  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
-  void* user = advisor != nullptr ? advisor->log_user : nullptr;
-  return d::advisor_guard(
-      log, user, out != nullptr ? out->error : nullptr, out != nullptr ? sizeof out->error : 0,
-      [&]() -> railyard::Status {
-        if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
-        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
-        if (remote == nullptr) return railyard::invalid_field("remote", "(null)", "required");
-        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
-        if (dst_qpns == nullptr && qps != 0)
-          return railyard::invalid_field("dst_qpns", "(null)", "required");
+  return d::advisor_plan_call(
+      advisor, local, remote, out,
+      [&](railyard::plugin::PathAdvisor& a) -> railyard::StatusOr<railyard::plugin::Connection> {
         if (qps < 1 || qps > RAILYARD_ADVISOR_MAX_QPS)
           return railyard::invalid_field("qps", railyard::str_cat(qps),
                                          railyard::str_cat("must be in [1, ",
                                                            RAILYARD_ADVISOR_MAX_QPS, "]"));
-        const railyard::plugin::PathAdvisor& a = *advisor->advisor;
-        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l, a.resolve(d::advisor_ref(*local), "local"));
+        if (dst_qpns == nullptr) return railyard::invalid_field("dst_qpns", "(null)", "required");
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l,
+                                  a.resolve(d::advisor_ref(*local), "local"));
         RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort r,
                                   a.resolve(d::advisor_ref(*remote), "remote"));
-        RAILYARD_ASSIGN_OR_RETURN(
-            const railyard::plugin::Connection c,
-            advisor->advisor->connect_to_qpns(
-                l, r, std::span<const uint32_t>(dst_qpns, static_cast<size_t>(qps))));
-        d::advisor_write_plan(*out, c);
-        return railyard::ok_status();
+        return a.connect_to_qpns(
+            l, r, std::span<const uint32_t>(dst_qpns, static_cast<size_t>(qps)));
       });
 }
 
@@ -1321,24 +1312,21 @@ RAILYARD_ADVISOR_API int railyard_advisor_local_nics(const railyard_advisor* adv
                                                      const char* sysfs_root, railyard_nic_id* out,
                                                      int max_out) RAILYARD_ADVISOR_NOEXCEPT {
   namespace d = railyard::plugin::detail;
-  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
-  void* user = advisor != nullptr ? advisor->log_user : nullptr;
   int count = 0;
-  const int rc = d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
-    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
-    if (device == nullptr) return railyard::invalid_field("device", "(null)", "required");
-    if (out == nullptr && max_out > 0) return railyard::invalid_field("out", "(null)", "required");
-    RAILYARD_ASSIGN_OR_RETURN(
-        const std::vector<railyard::NicPort> ports,
-        advisor->advisor->local_nics(host, device, port,
-                                     sysfs_root != nullptr && *sysfs_root != '\0' ? sysfs_root
-                                                                                 : "/sys"));
-    if (std::ssize(ports) > max_out)
-      return railyard::invalid_field("max_out", railyard::str_cat(max_out),
-                                     railyard::str_cat(device, " has ", ports.size(), " parts"));
-    for (const railyard::NicPort& p : ports) d::advisor_write_nic(out[count++], p);
-    return railyard::ok_status();
-  });
+  const int rc = d::advisor_call(
+      advisor, nullptr, 0, [&](const railyard::plugin::PathAdvisor& a) -> railyard::Status {
+        if (device == nullptr) return railyard::invalid_field("device", "(null)", "required");
+        if (out == nullptr && max_out > 0)
+          return railyard::invalid_field("out", "(null)", "required");
+        const char* root = sysfs_root != nullptr && *sysfs_root != '\0' ? sysfs_root : "/sys";
+        RAILYARD_ASSIGN_OR_RETURN(const std::vector<railyard::NicPort> ports,
+                                  a.local_nics(host, device, port, root));
+        if (std::ssize(ports) > max_out)
+          return railyard::invalid_field("max_out", railyard::str_cat(max_out),
+                                         railyard::str_cat(device, " has ", ports.size(), " parts"));
+        for (const railyard::NicPort& p : ports) d::advisor_write_nic(out[count++], p);
+        return railyard::ok_status();
+      });
   return rc == RAILYARD_ADVISOR_OK ? count : rc;
 }
 
@@ -1352,17 +1340,15 @@ RAILYARD_ADVISOR_API int railyard_advisor_endpoint_encode(const railyard_advisor
                                                           int qp_budget, void* out,
                                                           size_t out_len) RAILYARD_ADVISOR_NOEXCEPT {
   namespace d = railyard::plugin::detail;
-  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
-  void* user = advisor != nullptr ? advisor->log_user : nullptr;
-  return d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
-    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
-    if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
-    if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
-    const railyard::plugin::PathAdvisor& a = *advisor->advisor;
-    RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l, a.resolve(d::advisor_ref(*local), "local"));
-    return a.encode_endpoint(l, qp_budget,
-                             std::span<std::byte>(static_cast<std::byte*>(out), out_len));
-  });
+  return d::advisor_call(
+      advisor, nullptr, 0, [&](const railyard::plugin::PathAdvisor& a) -> railyard::Status {
+        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
+        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l,
+                                  a.resolve(d::advisor_ref(*local), "local"));
+        return a.encode_endpoint(l, qp_budget,
+                                 std::span<std::byte>(static_cast<std::byte*>(out), out_len));
+      });
 }
 
 RAILYARD_ADVISOR_API int railyard_advisor_endpoint_decode(const railyard_advisor* advisor,
@@ -1370,20 +1356,17 @@ RAILYARD_ADVISOR_API int railyard_advisor_endpoint_decode(const railyard_advisor
                                                           railyard_nic_id* nic,
                                                           int* qp_budget) RAILYARD_ADVISOR_NOEXCEPT {
   namespace d = railyard::plugin::detail;
-  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
-  void* user = advisor != nullptr ? advisor->log_user : nullptr;
-  return d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
-    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
-    if (in == nullptr) return railyard::invalid_field("in", "(null)", "required");
-    if (nic == nullptr) return railyard::invalid_field("nic", "(null)", "required");
-    RAILYARD_ASSIGN_OR_RETURN(
-        const railyard::plugin::Endpoint e,
-        advisor->advisor->decode_endpoint(
-            std::span<const std::byte>(static_cast<const std::byte*>(in), in_len)));
-    d::advisor_write_nic(*nic, e.port);
-    if (qp_budget != nullptr) *qp_budget = e.qp_budget;
-    return railyard::ok_status();
-  });
+  return d::advisor_call(
+      advisor, nullptr, 0, [&](const railyard::plugin::PathAdvisor& a) -> railyard::Status {
+        if (in == nullptr) return railyard::invalid_field("in", "(null)", "required");
+        if (nic == nullptr) return railyard::invalid_field("nic", "(null)", "required");
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::plugin::Endpoint e,
+                                  a.decode_endpoint(std::span<const std::byte>(
+                                      static_cast<const std::byte*>(in), in_len)));
+        d::advisor_write_nic(*nic, e.port);
+        if (qp_budget != nullptr) *qp_budget = e.qp_budget;
+        return railyard::ok_status();
+      });
 }
 
 RAILYARD_ADVISOR_API int railyard_advisor_agreed_qps(const railyard_advisor* advisor,
@@ -1391,19 +1374,16 @@ RAILYARD_ADVISOR_API int railyard_advisor_agreed_qps(const railyard_advisor* adv
                                                      const railyard_nic_id* b,
                                                      int budget_b) RAILYARD_ADVISOR_NOEXCEPT {
   namespace d = railyard::plugin::detail;
-  railyard_advisor_log_fn log = advisor != nullptr ? advisor->log : nullptr;
-  void* user = advisor != nullptr ? advisor->log_user : nullptr;
   int32_t qps = 0;
-  const int rc = d::advisor_guard(log, user, nullptr, 0, [&]() -> railyard::Status {
-    if (advisor == nullptr) return railyard::invalid_field("advisor", "(null)", "required");
-    if (a == nullptr) return railyard::invalid_field("a", "(null)", "required");
-    if (b == nullptr) return railyard::invalid_field("b", "(null)", "required");
-    const railyard::plugin::PathAdvisor& adv = *advisor->advisor;
-    RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort pa, adv.resolve(d::advisor_ref(*a), "a"));
-    RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort pb, adv.resolve(d::advisor_ref(*b), "b"));
-    RAILYARD_ASSIGN_OR_RETURN(qps, adv.agreed_qps({pa, budget_a}, {pb, budget_b}));
-    return railyard::ok_status();
-  });
+  const int rc = d::advisor_call(
+      advisor, nullptr, 0, [&](const railyard::plugin::PathAdvisor& adv) -> railyard::Status {
+        if (a == nullptr) return railyard::invalid_field("a", "(null)", "required");
+        if (b == nullptr) return railyard::invalid_field("b", "(null)", "required");
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort pa, adv.resolve(d::advisor_ref(*a), "a"));
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort pb, adv.resolve(d::advisor_ref(*b), "b"));
+        RAILYARD_ASSIGN_OR_RETURN(qps, adv.agreed_qps({pa, budget_a}, {pb, budget_b}));
+        return railyard::ok_status();
+      });
   return rc == RAILYARD_ADVISOR_OK ? qps : rc;
 }
 
