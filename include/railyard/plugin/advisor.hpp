@@ -717,9 +717,8 @@ class PathAdvisor {
   //    device link): with F functions and N NICs per host, F == N gives
   //    rail = rank and plane = port - 1 (one function per NIC), F == N * planes
   //    gives rail = rank / planes and plane = rank % planes (one per plane).
-  //    Bus-id order is how rails are numbered on the systems railyard knows
-  //    (NCCL's topology also lists NICs by PCI path); where it is not, give
-  //    nic_busids.
+  //    Bus-id order is an assumption about how rails are numbered, not a
+  //    fact of the host: where the cabling says otherwise, give nic_busids.
   // `port` is NCCL's 1-based props.port (0: unknown, fine on single-plane
   // NICs). Errors: InvalidArgument naming "host", "device" or "port";
   // NotFound naming the sysfs paths tried or the bus id; FailedPrecondition
