@@ -28,7 +28,7 @@ constexpr double kByte = 32767;
 
 }  // namespace
 
-TEST_CASE("dcqcn nic: a flow is unlimited until its first CNP; the cut waits for the next tick") {
+TEST_CASE("dcqcn nic: a flow is unlimited until its first CNP, the cut waits for the next tick") {
   ReactionPoint rp(defaults(), NicReadings{}, 400);
   CHECK_FALSE(rp.limited());
   CHECK(rp.rate_gbps() == 400);
@@ -167,7 +167,7 @@ TEST_CASE("dcqcn nic: the target-rate clamp flags") {
   CHECK(paper.target_gbps() == doctest::Approx(after_first));
 }
 
-TEST_CASE("dcqcn nic: the cut's bounds: rpg_gd, rpg_min_dec_fac, rpg_min_rate; several CNPs, one cut") {
+TEST_CASE("dcqcn nic: the cut's bounds: rpg_gd, rpg_min_dec_fac, rpg_min_rate, several CNPs, one cut") {
   DcqcnParams p = defaults();
   p.initial_alpha = 1.0;
   p.rate_reduce_gd = 10;  // a cut of alpha x 1024 / 1024 = the whole rate...
@@ -193,7 +193,7 @@ TEST_CASE("dcqcn nic: the cut's bounds: rpg_gd, rpg_min_dec_fac, rpg_min_rate; s
   CHECK(first.target_gbps() == 100);
 }
 
-TEST_CASE("dcqcn nic: readings: dce_tcp_g as the new sample's weight; constant hyper step") {
+TEST_CASE("dcqcn nic: readings: dce_tcp_g as the new sample's weight, constant hyper step") {
   NicReadings r;
   r.alpha_gain = railyard::cc::AlphaGainReading::kNewSampleWeight;
   ReactionPoint rp(defaults(), r, 400);

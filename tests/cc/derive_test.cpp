@@ -244,7 +244,7 @@ TEST_CASE("cc: --cable-m, switch latency and switch MTU feed the RTTs and the PF
   CHECK(plan->pfc_reason.find("2 * 4200 B (switch MTU)") != std::string::npos);
 }
 
-TEST_CASE("cc: NSCC's target is a queueing-delay target of one base RTT; HPCC's N is stated") {
+TEST_CASE("cc: NSCC's target is a queueing-delay target of one base RTT, HPCC's N is stated") {
   auto cluster = railyard::topology::make_cluster("h100-1024");
   REQUIRE(cluster.ok());
   CcInputs in;

@@ -92,7 +92,7 @@ TEST_CASE("packet incast: PFC XOFF, headroom and XON at the thresholds worked by
   CHECK(pause_at == 351'000);  // x > 1e6 - 300,000 - x  <=>  x > 350,000
 }
 
-TEST_CASE("packet incast: bytes are conserved and bounded; one sender below line rate never queues") {
+TEST_CASE("packet incast: bytes are conserved and bounded, one sender below line rate never queues") {
   for (int32_t n : {1, 2, 8, 32}) {
     CAPTURE(n);
     PacketIncastScenario s = port(n, 2'000);
@@ -121,7 +121,7 @@ TEST_CASE("packet incast: bytes are conserved and bounded; one sender below line
   CHECK(r.convergence_us == 0.0);
 }
 
-TEST_CASE("packet incast: same input, same result; the seed matters") {
+TEST_CASE("packet incast: same input, same result, the seed matters") {
   PacketIncastScenario s = port(8, 1'000);
   const auto a = run(s), b = run(s);
   CHECK(a.packets == b.packets);
@@ -133,7 +133,7 @@ TEST_CASE("packet incast: same input, same result; the seed matters") {
   CHECK((c.cnps != a.cnps || c.flow_gbps != a.flow_gbps));
 }
 
-TEST_CASE("packet incast: lossless with the IEEE headroom, drops without it; pauses are reported") {
+TEST_CASE("packet incast: lossless with the IEEE headroom, drops without it, pauses are reported") {
   // A 64-way line-rate burst into a 400G port: the dynamic threshold pauses the
   // senders; the headroom derive_cc computes absorbs what is in flight.
   PacketIncastScenario s = port(64, 1'000);

@@ -281,7 +281,7 @@ TEST_CASE("k8s_labels: the kubectl script carries the same labels as the YAML") 
   }
 }
 
-TEST_CASE("k8s_labels: same input, same bytes; options reach the Topology object") {
+TEST_CASE("k8s_labels: same input, same bytes, options reach the Topology object") {
   const auto d = cluster("h100-1024-2to1");
   auto tree = topology::switch_tree(d, *topology::NodeNamer::parse(topology::kDefaultNodePattern));
   REQUIRE(tree.ok());

@@ -668,7 +668,7 @@ TEST_CASE("advisor: the C per-thread message is per thread") {
 
 // ---- both ends of a connection (endpoints, agreed QP counts, real QPNs) ----
 
-TEST_CASE("advisor: every port's endpoint round-trips through a handle; other clusters refuse it") {
+TEST_CASE("advisor: every port's endpoint round-trips through a handle, and other clusters refuse it") {
   const char* spec = "rail_fat_tree:hosts=8,hosts_per_su=4,planes=2,nic_gbps=200";
   const auto adv = advisor(spec, "crc32", 9);
   const auto twin = advisor(spec, "crc32", 9);  // built apart, as on another rank
@@ -800,7 +800,7 @@ TEST_CASE("advisor: both ends derive one QP count, and each end's connect gets e
         "b.host=128: out of range [0, 128)");
 }
 
-TEST_CASE("advisor: the QP numbers ibv_create_qp gave steer QP-aware hashes; base + i would not") {
+TEST_CASE("advisor: the QP numbers ibv_create_qp gave steer QP-aware hashes, where base + i would not") {
   const auto adv = advisor("h100-1024", "qp", 21);
   const topology::ClusterDescriptor<>& d = adv->descriptor();
   const routing::QpAwareHash qp_hash(21, routing::CrcPolynomial::kCrc32);  // independent object

@@ -426,7 +426,7 @@ TEST_CASE("tuner: a wrong input fails init loudly, never a silent per-rank fallb
                        env) == nccl::Result::kInvalidArgument);
 }
 
-TEST_CASE("tuner: a one-tier cluster gives no fabric reason; cable keys move the extra latency") {
+TEST_CASE("tuner: a one-tier cluster gives no fabric reason, cable keys move the extra latency") {
   // Every NIC of 2 hosts on one switch (tiers=1): NCCL's table comes back
   // bit-identical, as under one leaf of a two-tier fabric.
   const rt::TunerCore one = make(options("tor_fat_tree:hosts=8,tiers=1", 16, 2));

@@ -226,7 +226,7 @@ TEST_CASE("trace_svg: the buffer line, or its name when off scale") {
   CHECK(texts(root).find("buffer") == std::string::npos);
 }
 
-TEST_CASE("trace_svg: deterministic bytes; from a simulation result") {
+TEST_CASE("trace_svg: deterministic bytes, from a simulation result") {
   using namespace railyard::cc;
   FluidScenario s{.senders = 4, .feedback_delay_us = 5, .buffer_bytes = 4e6, .duration_us = 300};
   auto r = simulate_dcqcn(vendor_default_dcqcn(), vendor_default_red(), s);

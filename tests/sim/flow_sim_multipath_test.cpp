@@ -186,7 +186,7 @@ TEST_CASE("flow_sim multipath: all-ones weights equal plain add, mixed steps wor
   }
 }
 
-TEST_CASE("flow_sim multipath: random small instances agree with the brute force; bytes conserved") {
+TEST_CASE("flow_sim multipath: random small instances agree with the brute force, bytes conserved") {
   std::mt19937_64 rng(20261202);
   for (int trial = 0; trial < 300; ++trial) {
     const size_t nl = 2 + rng() % 6;

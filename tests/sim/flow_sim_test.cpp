@@ -141,7 +141,7 @@ TEST_CASE("flow_sim: parking lot") {
   for (double t : g) CHECK(t == doctest::Approx(1.0).epsilon(1e-12));
 }
 
-TEST_CASE("flow_sim: zero-byte and no-link flows finish at t=0; zero capacity is an error") {
+TEST_CASE("flow_sim: zero-byte and no-link flows finish at t=0, zero capacity is an error") {
   const std::vector<double> caps = {10.0, 0.0};
   auto f = finish_times(caps, {{{0}, 0.0}, {{}, 1e9}, {{1}, 0.0}, {{0}, 1250.0}});
   CHECK(f[0] == 0.0);
@@ -165,7 +165,7 @@ TEST_CASE("flow_sim: zero-byte and no-link flows finish at t=0; zero capacity is
   CHECK(empty->time_us == 0.0);
 }
 
-TEST_CASE("flow_sim: steps run sequentially; byte conservation; utilization at most 1") {
+TEST_CASE("flow_sim: steps run sequentially, byte conservation, utilization at most 1") {
   const std::vector<double> caps = {10.0, 4.0, 10.0, 10.0};
   std::vector<std::vector<SimFlow>> steps = {
       {{{0}, 3000.0}, {{0, 1}, 1000.0}},

@@ -105,7 +105,7 @@ TEST_CASE("fit: a complete rail-optimized cable list fits back to its design, no
   CHECK(fit.overlay(fabric).down_links() == 0);
 }
 
-TEST_CASE("fit: host and row order do not matter; names sort naturally") {
+TEST_CASE("fit: host and row order do not matter, names sort naturally") {
   std::vector<std::string> rows = rail_rows({});
   std::reverse(rows.begin(), rows.end());
   const topology::CableFit fit = fit_of(join(rows));
@@ -135,7 +135,7 @@ TEST_CASE("fit: a missing host cable is exactly that link down, and its host dra
   CHECK_FALSE(overlay.is_down(fabric.host_uplink({HostId{2}, NicIndex{1}})));
 }
 
-TEST_CASE("fit: a missing leaf uplink is that uplink down; no host is drained") {
+TEST_CASE("fit: a missing leaf uplink is that uplink down, no host is drained") {
   std::vector<std::string> rows = rail_rows({});
   // leaf-s1-r1 is leaf 5; its uplink to spine3 is uplink j = 2 ((5*4 + 2) mod 4 = 2).
   erase_row(rows, "leaf-s1-r1,swp7,spine3,swp6");
@@ -315,7 +315,7 @@ TEST_CASE("fit: drained hosts get no job from place_jobs and count as neither fr
   CHECK(alloc->free_hosts() == 6);
 }
 
-TEST_CASE("fit: a host with no cable at all is not in the cluster; its SU is the short last one") {
+TEST_CASE("fit: a host with no cable at all is not in the cluster, its SU is the short last one") {
   // SUs of 6 (leaves of 6 hosts + 4 uplinks: 3:2, radix 10, 8 x 4 / 10 -> 4 spines).
   RailDesign x;
   x.per_su = 6;
@@ -341,7 +341,7 @@ TEST_CASE("fit: a host with no cable at all is not in the cluster; its SU is the
   }
 }
 
-TEST_CASE("fit: a three-tier rail fabric (pods, core groups) fits back; a lost core cable is that uplink") {
+TEST_CASE("fit: a three-tier rail fabric (pods, core groups) fits back, a lost core cable is that uplink") {
   // 8 SUs of 2 hosts with 2 NICs, pods of 2 SUs (4 pods). A pod's 4 leaves send
   // 2 uplinks each (1:1): radix 8 gives 8 / 4 = 2 spines per pod (radix 4..7
   // give 3 or more, more than a leaf's 2 uplinks reach). Spines have 4 down and

@@ -12,7 +12,7 @@ namespace railyard_test_topology_failure_spec_test {
 
 using namespace railyard;
 
-TEST_CASE("failure_spec: cables, switches, degraded links; errors name the item") {
+TEST_CASE("failure_spec: cables, switches, degraded links, errors name the item") {
   auto cluster = topology::make_cluster("h100-16k-3tier");
   REQUIRE(cluster.ok());
   const topology::Fabric& f = cluster->fabric;

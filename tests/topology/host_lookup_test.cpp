@@ -124,7 +124,7 @@ TEST_CASE("host_lookup: hostlists round trip in launch order, against expand_hos
   CHECK(values(*nodelist) == expected);
 }
 
-TEST_CASE("host_lookup: ids keep working; unknown names, duplicates and bad lists are errors") {
+TEST_CASE("host_lookup: ids keep working, unknown names, duplicates and bad lists are errors") {
   const auto d = descriptor_of("h100-1024");
   const auto names = NodeNamer::parse(topology::kDefaultNodePattern)->names(d);
   auto ids = resolve_hosts("hosts", "40-41,8", names);

@@ -650,11 +650,15 @@ class PathAdvisor {
   // Thread-safe; allocates. The same request again returns the same id.
   [[nodiscard]] StatusOr<Connection> connect(NicPort local, NicPort remote, int32_t qp_budget,
                                                    uint32_t base_dst_qpn = kDefaultBaseDstQpn) {
-    RAILYARD_RETURN_IF_ERROR(check_pair(local, remote));
+    // The order of the checks is the order errors are reported in (the fuzz
+    // target's expected_connect_error): ports, budget, QP number, then the pair.
+    RAILYARD_RETURN_IF_ERROR(check_port("local", local));
+    RAILYARD_RETURN_IF_ERROR(check_port("remote", remote));
     if (qp_budget < 1) return invalid_field("qp_budget", str_cat(qp_budget), "must be >= 1");
     if (base_dst_qpn > 0xFFFFFFu)
       return invalid_field("base_dst_qpn", str_cat(base_dst_qpn),
                            "must be < 2^24 (a 24-bit QP number)");
+    RAILYARD_RETURN_IF_ERROR(check_pair(local, remote));
     const int32_t budget = std::min(qp_budget, routing::kMaxQpsPerConnection);
     const Key key = {local.host.value(),
                      local.nic.value(),
