@@ -34,6 +34,7 @@ using railyard::plugin::Connection;
 using railyard::plugin::NicRef;
 using railyard::plugin::PathAdvisor;
 using railyard::plugin::RailPlane;
+using railyard::plugin::TcpFlow;
 using railyard::routing::ConnectionId;
 using railyard::testing::message_text;
 
@@ -977,4 +978,51 @@ TEST_CASE("advisor: the local NIC on two-plane NICs: one PCI function per NIC or
     CHECK(message_text(adv->local_nics(9, "mlx5_14", 2, root).status()).find("port=2: mlx5_14 is "
                                                                              "plane 0") == 0);
   }
+}
+
+TEST_CASE("advisor: plan_tcp_streams puts each TCP stream on its own leaf uplink under the TCP tuple") {
+  const auto adv = advisor("h100-1024-2to1");
+  const NicPort a = port(0, 0, 0);
+  const NicPort b = port(40, 0, 0);  // another SU: every leaf uplink leads to b
+  const TcpFlow flow{0x0A000001u, 0x0A000002u, 40123};
+  const auto hops = routing::ecmp_hops(adv->descriptor(), a, b);
+  REQUIRE(!hops.empty());
+  REQUIRE(hops[0].kind == routing::HopKind::kSrcLeafUp);
+  for (const int32_t k : {1, 4, 8}) {
+    CAPTURE(k);
+    auto plan = adv->plan_tcp_streams(a, b, k, flow);
+    REQUIRE(plan.ok());
+    REQUIRE(plan->streams == k);
+    REQUIRE(std::ssize(plan->source_ports) == k);
+    std::set<uint16_t> ports;
+    std::set<int32_t> uplinks;
+    for (int32_t i = 0; i < k; ++i) {
+      const uint16_t sport = plan->source_ports[static_cast<size_t>(i)];
+      CHECK(sport >= 0xC000);
+      ports.insert(sport);
+      // The switch's pick, computed here from the tuple a TCP socket sends.
+      const routing::FiveTuple tcp{flow.src_ip, flow.dst_ip, sport, flow.dst_port, 6, 0};
+      const int32_t picked = adv->hash_model().pick(hops[0], tcp);
+      CHECK(picked == plan->uplinks[static_cast<size_t>(i)]);
+      uplinks.insert(picked);
+    }
+    CHECK(std::ssize(ports) == k);
+    CHECK(std::ssize(uplinks) == k);  // k <= 32 uplinks: one stream per uplink
+  }
+  // Another listener port is another tuple: the same streams, other ports.
+  auto p1 = adv->plan_tcp_streams(a, b, 4, flow);
+  auto p2 = adv->plan_tcp_streams(a, b, 4, TcpFlow{flow.src_ip, flow.dst_ip, 40124});
+  REQUIRE((p1.ok() && p2.ok()));
+  CHECK(p1->source_ports != p2->source_ports);
+  // A moved search start gives other ports, still on distinct uplinks.
+  auto moved = adv->plan_tcp_streams(a, b, 4, flow, 4099);
+  REQUIRE(moved.ok());
+  CHECK(moved->source_ports != p1->source_ports);
+  CHECK(std::set<int32_t>(moved->uplinks.begin(), moved->uplinks.end()).size() == 4);
+
+  CHECK(message_text(adv->plan_tcp_streams(a, b, 0, flow).status()) ==
+        "streams=0: must be in [1, 256]");
+  CHECK(message_text(adv->plan_tcp_streams(a, b, 2, TcpFlow{1, 2, 0}).status()) ==
+        "flow.dst_port=0: give the listener's port");
+  CHECK(message_text(adv->plan_tcp_streams(a, a, 2, flow).status()).find("remote=") == 0);
 }

@@ -151,6 +151,24 @@ struct Endpoint {
   friend constexpr bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 
+// What the switches hash for a TCP connection of a socket plugin: the real
+// IPv4 addresses of both interfaces and the listener's port (host byte order).
+// The protocol is TCP (6).
+struct TcpFlow {
+  uint32_t src_ip = 0;
+  uint32_t dst_ip = 0;
+  uint16_t dst_port = 0;
+};
+inline constexpr uint8_t kTcpProtocol = 6;
+
+// The source ports of a connection's TCP streams (PathAdvisor::plan_tcp_streams).
+struct StreamPlan {
+  int32_t streams = 0;
+  int32_t usable_uplinks = 0;         // m: source-leaf uplinks with a route (1 on one leaf)
+  std::vector<uint16_t> source_ports;  // per stream, distinct, 0xC000..0xFFFF
+  std::vector<int32_t> uplinks;        // per stream source-leaf uplink; -1 on one leaf
+};
+
 namespace detail {
 
 // Little-endian fields of an endpoint (kEndpointBytes): `bytes` bytes at `at`.
@@ -705,6 +723,44 @@ class PathAdvisor {
         descriptor(), cluster_.fabric, local, remote, dst_qpns, *model_);
     if (!plan.ok()) return plan.status();
     return publish(std::nullopt, local, remote, *plan);
+  }
+
+  // The source ports of `streams` TCP streams local -> remote that the hash
+  // model sends over distinct paths (distinct leaf uplinks while streams <=
+  // uplinks), planned like connect's QPs but on the TCP tuple the switches
+  // see: `flow`'s real addresses, protocol 6, the listener's port. A socket
+  // plugin binds stream i to source_ports[i] before connect(). `streams` is
+  // taken as is (use agreed_qps for a count both ends derive);
+  // `sport_offset` moves the port search when a planned port is taken on the
+  // host. Not published in the lookup table: the plugin holds its sockets.
+  // Errors: those of connect, InvalidArgument naming "streams" (outside
+  // [1, kMaxQpsPerConnection]) or "flow.dst_port" (0). Allocates.
+  [[nodiscard]] StatusOr<StreamPlan> plan_tcp_streams(NicPort local, NicPort remote,
+                                                      int32_t streams, const TcpFlow& flow,
+                                                      uint16_t sport_offset = 0) const {
+    RAILYARD_RETURN_IF_ERROR(check_pair(local, remote));
+    if (streams < 1 || streams > routing::kMaxQpsPerConnection)
+      return invalid_field("streams", str_cat(streams),
+                           str_cat("must be in [1, ", routing::kMaxQpsPerConnection, "]"));
+    if (flow.dst_port == 0) return invalid_field("flow.dst_port", "0", "give the listener's port");
+    routing::SprayOptions options;
+    options.protocol = kTcpProtocol;
+    options.dst_port = flow.dst_port;
+    options.src_ip = flow.src_ip;
+    options.dst_ip = flow.dst_ip;
+    options.sport_offset = static_cast<uint16_t>(sport_offset & (routing::kSportCount - 1));
+    RAILYARD_ASSIGN_OR_RETURN(
+        const routing::SprayPlan plan,
+        routing::plan_connection(descriptor(), cluster_.fabric, local, remote, streams, *model_,
+                                 nullptr, options));
+    StreamPlan out;
+    out.streams = plan.qps;
+    out.usable_uplinks = static_cast<int32_t>(plan.uplinks.size());
+    for (const routing::QpRoute& q : plan.qp) {
+      out.source_ports.push_back(q.sport);
+      out.uplinks.push_back(q.uplink);
+    }
+    return out;
   }
 
   // ---- the local NIC as a plugin sees it ------------------------------------

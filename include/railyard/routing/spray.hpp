@@ -107,6 +107,16 @@ struct SprayOptions {
   uint16_t sport_offset = 0;
   // Monte Carlo trials for expected_efficiency; 0 = about 2^18 draws in total.
   int32_t efficiency_trials = 0;
+  // The tuple the switches hash, for transports other than RoCEv2: the
+  // protocol and destination port (TCP: 6 and the listener's port), and the
+  // real IPv4 addresses (host byte order) where they are known; 0 keeps the
+  // synthetic nic_ipv4 address. Source ports are searched in 0xC000..0xFFFF
+  // whatever the transport (valid, unprivileged TCP ports too); a protocol
+  // other than UDP hashes no destination QP number.
+  uint8_t protocol = kUdpProtocol;
+  uint16_t dst_port = kRoceV2Port;
+  uint32_t src_ip = 0;
+  uint32_t dst_ip = 0;
 };
 
 // One usable up/down path of a connection.
@@ -673,8 +683,14 @@ void finish(SprayPlan& plan) {
 RAILYARD_LAZY
 FiveTuple qp_tuple(const topology::ClusterDescriptor<>& d, const SprayPlan& plan,
                           int32_t i) {
-  return rocev2_tuple(d, plan.src, plan.dst, kSportBase,
-                      plan.qp[static_cast<size_t>(i)].dst_qpn);
+  FiveTuple t = rocev2_tuple(d, plan.src, plan.dst, kSportBase,
+                             plan.qp[static_cast<size_t>(i)].dst_qpn);
+  t.protocol = plan.options.protocol;
+  if (t.protocol != kUdpProtocol) t.dst_qp = 0;  // only RoCEv2 carries a QP number
+  t.dst_port = plan.options.dst_port;
+  if (plan.options.src_ip != 0) t.src_ip = plan.options.src_ip;
+  if (plan.options.dst_ip != 0) t.dst_ip = plan.options.dst_ip;
+  return t;
 }
 
 // Where QP i starts its port search: QPs start 2^14 / k apart.
