@@ -4,8 +4,12 @@
  * on its own and that a C program links against the functions defined by one
  * C++ translation unit (advisor_c_impl.cpp). Exits 0 and prints one summary
  * line on success; prints every failed check and exits 1 otherwise. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, symlink */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "railyard/plugin/advisor.h"
 
@@ -21,6 +25,37 @@ static int failures = 0;
 
 static int starts_with(const char* s, const char* prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A fake sysfs: <root>/class/infiniband/mlx5_<k>/device -> .../<busid> and one
+ * GID table entry per device, as the kernel lays them out. */
+static void make_dirs(const char* path) {
+  char buf[512];
+  size_t i;
+  strncpy(buf, path, sizeof buf - 1);
+  buf[sizeof buf - 1] = '\0';
+  for (i = 1; buf[i] != '\0'; ++i)
+    if (buf[i] == '/') {
+      buf[i] = '\0';
+      mkdir(buf, 0700);
+      buf[i] = '/';
+    }
+  mkdir(buf, 0700);
+}
+static void fake_rdma_device(const char* root, int k, const char* busid, const char* gid) {
+  char path[512], target[256];
+  FILE* f;
+  snprintf(path, sizeof path, "%s/class/infiniband/mlx5_%d/ports/1/gids", root, k);
+  make_dirs(path);
+  snprintf(path, sizeof path, "%s/class/infiniband/mlx5_%d/device", root, k);
+  snprintf(target, sizeof target, "../../../devices/pci0000:00/%s", busid);
+  if (symlink(target, path) != 0) perror("symlink");
+  snprintf(path, sizeof path, "%s/class/infiniband/mlx5_%d/ports/1/gids/0", root, k);
+  f = fopen(path, "w");
+  if (f != NULL) {
+    fprintf(f, "%s\n", gid);
+    fclose(f);
+  }
 }
 
 static int warnings = 0;
@@ -188,6 +223,78 @@ int main(void) {
     railyard_advisor_destroy(other);
     EXPECT(strcmp(railyard_advisor_strerror(RAILYARD_ADVISOR_EMISMATCH),
                   "peer describes another cluster") == 0);
+  }
+
+  /* The local NIC as a verbs plugin names it: device, merged device, GID, IP. */
+  {
+    char root[] = "/tmp/railyard-c-sysfs-XXXXXX";
+    railyard_nic_id nics[2];
+    railyard_nic_id by_address;
+    if (mkdtemp(root) == NULL) {
+      perror("mkdtemp");
+      ++failures;
+    } else {
+      /* h100-1024-dualplane: 8 NICs of 2 ports (planes) per host, one PCI
+       * function each (port 1 = plane 0); bus ids out of name order. */
+      static const char* busids[8] = {"0000:9a:00.0", "0000:18:00.0", "0000:dc:00.0",
+                                      "0000:3a:00.0", "0000:ba:00.0", "0000:4c:00.0",
+                                      "0000:5d:00.0", "0000:cc:00.0"};
+      char gid[64];
+      char cmd[600];
+      int k;
+      for (k = 0; k < 8; ++k) {
+        snprintf(gid, sizeof gid, "0000:0000:0000:0000:0000:ffff:0a01:0%d07", k);
+        fake_rdma_device(root, k, busids[k], gid);
+      }
+      /* mlx5_2 = dc: 8th in bus-id order; mlx5_1 = 18: 1st. */
+      EXPECT(railyard_advisor_local_nics(adv, 5, "mlx5_2+mlx5_1", 1, root, nics, 2) == 2);
+      EXPECT(nics[0].host == 5 && nics[0].rail == 7 && nics[0].plane == 0);
+      EXPECT(nics[1].rail == 0 && nics[1].name_or_pci == NULL);
+      EXPECT(railyard_advisor_local_nics(adv, 5, "mlx5_2+mlx5_1", 1, root, nics, 1) ==
+             RAILYARD_ADVISOR_EINVAL);
+      EXPECT(starts_with(railyard_advisor_last_error(), "max_out=1"));
+      EXPECT(railyard_advisor_local_nics(adv, 5, "mlx5_77", 1, root, nics, 2) ==
+             RAILYARD_ADVISOR_ENOTFOUND);
+      EXPECT(starts_with(railyard_advisor_last_error(), "device=mlx5_77"));
+      EXPECT(railyard_advisor_local_nic_by_address(adv, 5, "10.1.2.7", root, &by_address) == 0);
+      EXPECT(by_address.host == 5 && by_address.rail == 7 && by_address.plane == 0);
+      EXPECT(railyard_advisor_local_nic_by_address(
+                 adv, 6, "0000:0000:0000:0000:0000:ffff:0a01:0507", root, &by_address) == 0);
+      EXPECT(by_address.host == 6 && by_address.rail == 2); /* 4c: 3rd */
+      EXPECT(railyard_advisor_local_nic_by_address(adv, 5, "10.9.9.9", root, &by_address) ==
+             RAILYARD_ADVISOR_ENOTFOUND);
+      EXPECT(starts_with(railyard_advisor_last_error(), "address=10.9.9.9: no GID"));
+      EXPECT(railyard_advisor_local_nic_by_address(adv, 5, "not an address", root,
+                                                   &by_address) == RAILYARD_ADVISOR_EINVAL);
+      EXPECT(starts_with(railyard_advisor_last_error(), "address=not an address"));
+      EXPECT(railyard_advisor_local_nic_by_address(adv, 5, NULL, root, &by_address) ==
+             RAILYARD_ADVISOR_EINVAL);
+      EXPECT(railyard_advisor_local_nic_by_address(adv, 5, "10.1.2.7", root, NULL) ==
+             RAILYARD_ADVISOR_EINVAL);
+      snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+      if (system(cmd) != 0) ++failures;
+    }
+  }
+
+  /* A socket plugin's streams: distinct ports on distinct uplinks. */
+  {
+    railyard_nic_id me = {0, 0, 0, NULL};
+    railyard_nic_id peer = {40, 0, 0, NULL};
+    uint16_t ports[4];
+    int32_t uplinks[4];
+    int i, j;
+    EXPECT(railyard_advisor_plan_tcp_streams(adv, &me, &peer, 4, 0x0A000001u, 0x0A000002u, 40123,
+                                             0, ports, uplinks) == 0);
+    for (i = 0; i < 4; ++i)
+      for (j = 0; j < i; ++j) EXPECT(ports[i] != ports[j] && uplinks[i] != uplinks[j]);
+    EXPECT(railyard_advisor_plan_tcp_streams(adv, &me, &peer, 0, 1, 2, 40123, 0, ports, NULL) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(railyard_advisor_last_error(), "streams=0"));
+    EXPECT(railyard_advisor_plan_tcp_streams(adv, &me, &peer, 2, 1, 2, 0, 0, ports, NULL) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(railyard_advisor_last_error(), "flow.dst_port=0"));
+    EXPECT(railyard_advisor_plan_tcp_streams(adv, &me, &peer, 2, 1, 2, 9, 0, NULL, NULL) ==
+           RAILYARD_ADVISOR_EINVAL);
   }
 
   railyard_advisor_destroy(adv);

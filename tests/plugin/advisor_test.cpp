@@ -871,6 +871,13 @@ struct FakeSysfs {
     std::filesystem::create_directories(dir);
     std::filesystem::create_symlink("../../../devices/pci0000:00/" + busid, dir / "device");
   }
+  // A GID table entry, as the kernel writes it (8 groups of 4 hex digits).
+  void add_gid(const std::string& dev, int port, int index, const std::string& gid) const {
+    const std::filesystem::path dir =
+        root / "class" / "infiniband" / dev / "ports" / std::to_string(port) / "gids";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / std::to_string(index)) << gid << "\n";
+  }
 };
 
 }  // namespace
@@ -1025,4 +1032,51 @@ TEST_CASE("advisor: plan_tcp_streams puts each TCP stream on its own leaf uplink
   CHECK(message_text(adv->plan_tcp_streams(a, b, 2, TcpFlow{1, 2, 0}).status()) ==
         "flow.dst_port=0: give the listener's port");
   CHECK(message_text(adv->plan_tcp_streams(a, a, 2, flow).status()).find("remote=") == 0);
+}
+
+TEST_CASE("advisor: the local NIC from a GID or an IP address, through sysfs GID tables") {
+  const auto adv = advisor("h100-1024");
+  const std::vector<std::string> busids = {"0000:9a:00.0", "0000:18:00.0", "0000:dc:00.0",
+                                           "0000:3a:00.0", "0000:ba:00.0", "0000:4c:00.0",
+                                           "0000:5d:00.0", "0000:cc:00.0"};
+  FakeSysfs sys;
+  for (size_t k = 0; k < busids.size(); ++k) {
+    sys.add("infiniband", str_cat("mlx5_", k), busids[k]);
+    // The link-local GID, then the RoCEv2 IPv4-mapped GID of 10.1.<k>.7.
+    sys.add_gid(str_cat("mlx5_", k), 1, 0, str_cat("fe80:0000:0000:0000:0000:0000:0000:00", 10 + k));
+    sys.add_gid(str_cat("mlx5_", k), 1, 1,
+                str_cat("0000:0000:0000:0000:0000:ffff:0a01:0", k, "07"));
+    sys.add_gid(str_cat("mlx5_", k), 1, 2, "0000:0000:0000:0000:0000:0000:0000:0000");  // unused
+  }
+  const std::string root = sys.root.string();
+  // mlx5_2 is 0000:dc:00.0, the 8th in bus-id order: rail 7 (as local_nics says).
+  auto by_ip = adv->local_nic_by_address(3, "10.1.2.7", root);
+  REQUIRE_MESSAGE(by_ip.ok(), message_text(by_ip.status()));
+  CHECK(*by_ip == port(3, 7, 0));
+  CHECK(*by_ip == (*adv->local_nics(3, "mlx5_2", 1, root))[0]);
+  // The same port by its GIDs, in the kernel's form and compressed.
+  auto by_gid = adv->local_nic_by_address(3, "0000:0000:0000:0000:0000:ffff:0a01:0207", root);
+  REQUIRE(by_gid.ok());
+  CHECK(*by_gid == port(3, 7, 0));
+  auto link_local = adv->local_nic_by_address(3, "fe80::11", root);  // mlx5_1: 0000:18 = rail 0
+  REQUIRE(link_local.ok());
+  CHECK(*link_local == port(3, 0, 0));
+  // Every rail is reachable, and each once.
+  std::set<int32_t> rails;
+  for (int k = 0; k < 8; ++k) {
+    auto p = adv->local_nic_by_address(5, str_cat("10.1.", k, ".7"), root);
+    REQUIRE(p.ok());
+    rails.insert(p->nic.value());
+  }
+  CHECK(rails.size() == 8);
+  CHECK(message_text(adv->local_nic_by_address(3, "10.9.9.9", root).status()) ==
+        str_cat("address=10.9.9.9: no GID of ", root,
+                "/class/infiniband/*/ports/*/gids/* matches"));
+  CHECK(message_text(adv->local_nic_by_address(3, "mlx5_0", root).status()).find(
+            "address=mlx5_0: not a GID or an IP address") == 0);
+  sys.add_gid("mlx5_5", 1, 3, "0000:0000:0000:0000:0000:ffff:0a01:0207");  // a duplicate
+  CHECK(message_text(adv->local_nic_by_address(3, "10.1.2.7", root).status()) ==
+        "address=10.1.2.7: on mlx5_2 and mlx5_5; name the device");
+  CHECK(message_text(adv->local_nic_by_address(4096, "10.1.3.7", root).status()).find("host=") ==
+        0);
 }

@@ -92,7 +92,9 @@ extern "C" {
 #endif
 
 /* Version of this API (incremented when a struct or a signature changes). */
-#define RAILYARD_ADVISOR_API_VERSION 2  /* 2: endpoints, agreed QP counts, real QP numbers */
+#define RAILYARD_ADVISOR_API_VERSION 3  /* 2: endpoints, agreed QP counts, real QP numbers;
+                                          3: the local NIC by GID or IP address,
+                                             TCP stream plans */
 
 /* Most QPs one connection gets (routing::kMaxQpsPerConnection). */
 #define RAILYARD_ADVISOR_MAX_QPS 256
@@ -246,6 +248,32 @@ RAILYARD_ADVISOR_API int railyard_advisor_local_nics(const railyard_advisor* adv
                                                      const char* device, int port,
                                                      const char* sysfs_root, railyard_nic_id* out,
                                                      int max_out) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* The source ports of `streams` TCP streams local -> remote for a socket
+ * plugin, planned on the tuple the switches hash: the two interfaces' real
+ * IPv4 addresses (src_ip, dst_ip, host byte order), protocol 6 and the
+ * listener's port. Bind stream i to ports[i] (SO_REUSEADDR) before
+ * connect(). streams: use agreed_qps. sport_offset moves the search when a
+ * port is taken on the host. Writes ports[0..streams) and, when not NULL,
+ * uplinks[0..streams) (-1 on one leaf); returns 0 or EINVAL ("streams",
+ * "flow.dst_port", the ports), ENOPATH. Not in the lookup table. Allocates. */
+RAILYARD_ADVISOR_API int railyard_advisor_plan_tcp_streams(
+    const railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
+    int streams, uint32_t src_ip, uint32_t dst_ip, uint16_t dst_port, uint16_t sport_offset,
+    uint16_t* ports, int32_t* uplinks) RAILYARD_ADVISOR_NOEXCEPT;
+
+/* The NIC port owning a GID or an IP address as a verbs plugin holds them
+ * (ibv_query_gid at NCCL_IB_GID_INDEX, or a RoCE netdev's IPv4 address, which
+ * matches its IPv4-mapped GID): the RDMA device and port whose sysfs GID table
+ * (<sysfs_root>/class/infiniband/<dev>/ports/<port>/gids/ *) lists it, then
+ * local_nics for that device and port. Writes *out (name_or_pci = NULL) and
+ * returns 0, or EINVAL ("address" malformed; host), ENOTFOUND (no port has
+ * it), ENOPATH (two devices have it; the rules of local_nics). Reads sysfs. */
+RAILYARD_ADVISOR_API int railyard_advisor_local_nic_by_address(const railyard_advisor* advisor,
+                                                               int host, const char* address,
+                                                               const char* sysfs_root,
+                                                               railyard_nic_id* out)
+    RAILYARD_ADVISOR_NOEXCEPT;
 
 /* ---- both ends of a connection --------------------------------------------
  * NCCL's connect() gets a device index and the listener's handle, no rank or

@@ -47,6 +47,8 @@
 #ifndef RAILYARD_PLUGIN_ADVISOR_HPP_
 #define RAILYARD_PLUGIN_ADVISOR_HPP_
 
+#include <arpa/inet.h>  // inet_pton: GIDs and addresses as the kernel writes them
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -285,6 +287,57 @@ RAILYARD_LAZY
   }
   return not_found_error(
       str_cat("device=", name, ": no such RDMA device or netdev (", join(tried, ", "), ")"));
+}
+
+// A GID or an address as 16 bytes: an IPv6 address or GID in any form
+// inet_pton reads ("fe80::1", sysfs's "0000:0000:...:0a00:0001"), or an IPv4
+// address as the IPv4-mapped GID ::ffff:a.b.c.d that RoCEv2 gives it.
+RAILYARD_LAZY
+[[nodiscard]] std::optional<std::array<uint8_t, 16>> parse_gid(std::string_view text) {
+  const std::string s(text);
+  std::array<uint8_t, 16> out{};
+  if (s.find(':') == std::string::npos) {
+    uint8_t v4[4];
+    if (inet_pton(AF_INET, s.c_str(), v4) != 1) return std::nullopt;
+    out[10] = out[11] = 0xFF;
+    std::memcpy(out.data() + 12, v4, 4);
+    return out;
+  }
+  if (inet_pton(AF_INET6, s.c_str(), out.data()) != 1) return std::nullopt;
+  return out;
+}
+
+// Every (RDMA device, port) whose GID table, <root>/class/infiniband/<dev>/
+// ports/<port>/gids/<index>, holds `gid`, sorted by device name and port.
+RAILYARD_LAZY
+[[nodiscard]] std::vector<std::pair<std::string, int32_t>> sysfs_gid_owners(
+    std::string_view root, const std::array<uint8_t, 16>& gid) {
+  std::vector<std::pair<std::string, int32_t>> out;
+  const std::filesystem::path ib = std::filesystem::path(std::string(root)) / "class" / "infiniband";
+  std::error_code ec;
+  for (std::filesystem::directory_iterator dev(ib, ec), end; !ec && dev != end; dev.increment(ec)) {
+    std::error_code port_ec;
+    for (std::filesystem::directory_iterator port(dev->path() / "ports", port_ec);
+         !port_ec && port != end; port.increment(port_ec)) {
+      const std::string port_name = port->path().filename().string();
+      const int32_t port_number = std::atoi(port_name.c_str());
+      std::error_code gid_ec;
+      for (std::filesystem::directory_iterator g(port->path() / "gids", gid_ec);
+           !gid_ec && g != end; g.increment(gid_ec)) {
+        std::ifstream in(g->path());
+        std::string line;
+        std::getline(in, line);
+        const std::optional<std::array<uint8_t, 16>> value = parse_gid(line);
+        if (value && *value == gid) {
+          out.emplace_back(dev->path().filename().string(), port_number);
+          break;
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 // The distinct PCI functions of every device of a sysfs class, sorted.
@@ -843,6 +896,36 @@ class PathAdvisor {
     return out;
   }
 
+  // The NIC port that owns a GID or an IP address, as a verbs plugin holds
+  // them (ibv_query_gid, the GID index NCCL_IB_GID_INDEX picks, or the
+  // interface address of a RoCE netdev): the RDMA device and port whose sysfs
+  // GID table (<sysfs_root>/class/infiniband/<dev>/ports/<port>/gids/*)
+  // lists it — an IPv4 address matches its IPv4-mapped GID, as RoCEv2
+  // programs it — then local_nics(host, dev, port). A socket plugin, whose
+  // interfaces have no GID table, names the netdev to local_nics instead.
+  // Errors: InvalidArgument naming "address" (not a GID or address); NotFound
+  // naming it when no port has it; FailedPrecondition when two devices
+  // have it (say which); those of local_nics. Reads sysfs: not per message.
+  [[nodiscard]] StatusOr<NicPort> local_nic_by_address(int32_t host, std::string_view address,
+                                                      std::string_view sysfs_root = "/sys") const {
+    const std::optional<std::array<uint8_t, 16>> gid = detail::parse_gid(address);
+    if (!gid)
+      return invalid_field("address", address,
+                           "not a GID or an IP address (fe80::1, 0000:...:0001, 10.0.0.1)");
+    const std::vector<std::pair<std::string, int32_t>> owners =
+        detail::sysfs_gid_owners(sysfs_root, *gid);
+    if (owners.empty())
+      return not_found_error(str_cat("address=", address, ": no GID of ", sysfs_root,
+                                     "/class/infiniband/*/ports/*/gids/* matches"));
+    if (owners.size() > 1 && owners[0].first != owners[1].first)
+      return failed_precondition_error(str_cat("address=", address, ": on ", owners[0].first,
+                                               " and ", owners[1].first, "; name the device"));
+    RAILYARD_ASSIGN_OR_RETURN(
+        const std::vector<NicPort> ports,
+        local_nics(host, owners[0].first, owners[0].second, sysfs_root));
+    return ports[0];
+  }
+
   // ---- what both ends of a connection agree on ------------------------------
 
   // A digest of everything two ranks must share for their plans to agree: the
@@ -1387,6 +1470,49 @@ RAILYARD_ADVISOR_API int railyard_advisor_local_nics(const railyard_advisor* adv
         return railyard::ok_status();
       });
   return rc == RAILYARD_ADVISOR_OK ? count : rc;
+}
+
+RAILYARD_ADVISOR_API int railyard_advisor_plan_tcp_streams(
+    const railyard_advisor* advisor, const railyard_nic_id* local, const railyard_nic_id* remote,
+    int streams, uint32_t src_ip, uint32_t dst_ip, uint16_t dst_port, uint16_t sport_offset,
+    uint16_t* ports, int32_t* uplinks) RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  return d::advisor_call(
+      advisor, nullptr, 0, [&](const railyard::plugin::PathAdvisor& a) -> railyard::Status {
+        if (local == nullptr) return railyard::invalid_field("local", "(null)", "required");
+        if (remote == nullptr) return railyard::invalid_field("remote", "(null)", "required");
+        if (ports == nullptr) return railyard::invalid_field("ports", "(null)", "required");
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort l, a.resolve(d::advisor_ref(*local), "local"));
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort r,
+                                  a.resolve(d::advisor_ref(*remote), "remote"));
+        RAILYARD_ASSIGN_OR_RETURN(
+            const railyard::plugin::StreamPlan plan,
+            a.plan_tcp_streams(l, r, streams, railyard::plugin::TcpFlow{src_ip, dst_ip, dst_port},
+                               sport_offset));
+        for (int32_t i = 0; i < plan.streams; ++i) {
+          ports[i] = plan.source_ports[static_cast<size_t>(i)];
+          if (uplinks != nullptr) uplinks[i] = plan.uplinks[static_cast<size_t>(i)];
+        }
+        return railyard::ok_status();
+      });
+}
+
+RAILYARD_ADVISOR_API int railyard_advisor_local_nic_by_address(const railyard_advisor* advisor,
+                                                               int host, const char* address,
+                                                               const char* sysfs_root,
+                                                               railyard_nic_id* out)
+    RAILYARD_ADVISOR_NOEXCEPT {
+  namespace d = railyard::plugin::detail;
+  return d::advisor_call(
+      advisor, nullptr, 0, [&](const railyard::plugin::PathAdvisor& a) -> railyard::Status {
+        if (address == nullptr) return railyard::invalid_field("address", "(null)", "required");
+        if (out == nullptr) return railyard::invalid_field("out", "(null)", "required");
+        const char* root = sysfs_root != nullptr && *sysfs_root != '\0' ? sysfs_root : "/sys";
+        RAILYARD_ASSIGN_OR_RETURN(const railyard::NicPort p,
+                                  a.local_nic_by_address(host, address, root));
+        d::advisor_write_nic(*out, p);
+        return railyard::ok_status();
+      });
 }
 
 RAILYARD_ADVISOR_API uint64_t railyard_advisor_digest(const railyard_advisor* advisor)
