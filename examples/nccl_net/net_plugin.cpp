@@ -604,7 +604,11 @@ Result start_connect(int dev, const uint8_t* handle, Connecting& c) {
     return Result::kInvalidUsage;
   }
   const rp::Endpoint local{d->port, g_state->budget};
-  auto k = adv.agreed_qps(local, *remote);
+  // Two ranks on one NIC port (one host, P2P and SHM disabled): the bytes
+  // never leave the NIC, there is no path to choose, so one stream with an
+  // ephemeral port.
+  const bool same_port = d->port == remote->port;
+  auto k = same_port ? railyard::StatusOr<int32_t>(1) : adv.agreed_qps(local, *remote);
   if (!k.ok()) {
     RY_WARN("connect: %s", msg(k.status()).c_str());
     return Result::kInvalidUsage;
@@ -622,7 +626,8 @@ Result start_connect(int dev, const uint8_t* handle, Connecting& c) {
   const uint64_t nonce = (uint64_t{rd()} << 32) ^ rd();
   for (int attempt = 0; attempt < kPortRetries; ++attempt) {
     const auto offset = static_cast<uint16_t>(attempt * kPortRetryStep);
-    auto plan = adv.plan_tcp_streams(d->port, remote->port, c.streams, flow, offset);
+    auto plan = same_port ? railyard::StatusOr<rp::StreamPlan>(rp::StreamPlan{1, 1, {0}, {-1}})
+                          : adv.plan_tcp_streams(d->port, remote->port, c.streams, flow, offset);
     if (!plan.ok()) {
       RY_WARN("connect: %s", msg(plan.status()).c_str());
       return Result::kInternalError;
@@ -810,7 +815,9 @@ Result accept_impl(void* listen_comm, void** recv_comm) {
     RY_WARN("accept: the connecting rank's endpoint: %s", msg(remote.status()).c_str());
     return Result::kInvalidUsage;
   }
-  auto agreed = adv.agreed_qps(*remote, rp::Endpoint{d->port, g_state->budget});
+  auto agreed = remote->port == d->port
+                    ? railyard::StatusOr<int32_t>(1)  // one NIC port: one stream (connect says why)
+                    : adv.agreed_qps(*remote, rp::Endpoint{d->port, g_state->budget});
   if (!agreed.ok() || *agreed != k) {
     RY_WARN("accept from %s: it opened %d streams where this rank derives %s; both ends must "
             "give the same RAILYARD_NET_STREAMS and cluster",
