@@ -981,6 +981,47 @@ RAILYARD_FUZZ_TARGET(advisor) {
     }
   }
 
+  // TCP streams of a socket plugin: distinct ports on distinct uplinks when
+  // planned (streams <= the uplinks), the same ports on a second call, a
+  // named error otherwise. An address that is no GID is refused by name; one
+  // that is, looked up under a sysfs root that does not exist, is not found.
+  {
+    railyard_nic_id me{in.int32(d.hosts() + 1), in.int32(d.rails()), 0, nullptr};
+    railyard_nic_id peer{in.int32(d.hosts()), in.int32(d.rails()), 0, nullptr};
+    const int streams = in.int32(12) - 1;
+    const uint32_t src_ip = static_cast<uint32_t>(in.u8()) << 24 | in.u8();
+    const auto dst_port = static_cast<uint16_t>(in.u8() * 251 % 65536);
+    const auto offset = static_cast<uint16_t>(in.u8() * 4099);
+    std::array<uint16_t, RAILYARD_ADVISOR_MAX_QPS> ports{};  // room for any count it accepts
+    std::array<int32_t, RAILYARD_ADVISOR_MAX_QPS> uplinks{};
+    const int rc = railyard_advisor_plan_tcp_streams(a, &me, &peer, streams, src_ip, 0x0A000002u,
+                                                     dst_port, offset, ports.data(), uplinks.data());
+    if (rc == RAILYARD_ADVISOR_OK) {
+      RAILYARD_FUZZ_CHECK(streams >= 1 && dst_port != 0);
+      const std::set<uint16_t> distinct(ports.begin(), ports.begin() + streams);
+      RAILYARD_FUZZ_CHECK(std::ssize(distinct) == streams && *distinct.begin() >= 0xC000,
+                          "distinct ports in 0xC000..0xFFFF");
+      std::array<uint16_t, RAILYARD_ADVISOR_MAX_QPS> again{};
+      RAILYARD_FUZZ_CHECK(railyard_advisor_plan_tcp_streams(a, &me, &peer, streams, src_ip,
+                                                            0x0A000002u, dst_port, offset,
+                                                            again.data(), nullptr) == 0 &&
+                              again == ports,
+                          "the same request plans the same ports");
+    } else {
+      RAILYARD_FUZZ_CHECK(rc == RAILYARD_ADVISOR_EINVAL || rc == RAILYARD_ADVISOR_ENOPATH);
+      RAILYARD_FUZZ_CHECK(railyard_advisor_last_error()[0] != '\0');
+    }
+    const std::string address = in.text(48);
+    railyard_nic_id nic{-9, -9, -9, "x"};
+    const int found = railyard_advisor_local_nic_by_address(
+        a, in.int32(d.hosts()), address.c_str(), "/nonexistent-railyard-sysfs", &nic);
+    RAILYARD_FUZZ_CHECK(found == RAILYARD_ADVISOR_EINVAL || found == RAILYARD_ADVISOR_ENOTFOUND,
+                        "no sysfs, no NIC");
+    RAILYARD_FUZZ_CHECK(nic.host == -9, "nothing written on failure");
+    RAILYARD_FUZZ_CHECK(std::string_view(railyard_advisor_last_error()).rfind("address=", 0) == 0,
+                        "the message names the address");
+  }
+
   // Null arguments are errors, never crashes.
   railyard_conn_plan plan;
   const railyard_nic_id zero{};
