@@ -13,7 +13,8 @@
 # script names them and stops. In test mode, as root, it also tries to install
 # Slurm's controller, node daemon and munge for the real-Slurm checks
 # (tests/slurm), Go for the cgo example (examples/go), and pybind11 and PyTorch
-# for the Python package and its real torchrun test (tests/python); if that
+# for the Python package and its real torchrun test (tests/python), and ip(8)
+# for the net plugin's network-namespace test (tests/plugin); if that
 # fails the script goes on and those tests report
 # themselves skipped.
 set -euo pipefail
@@ -37,6 +38,9 @@ readonly GO_TEST_PACKAGES=(golang-go)
 # real torchrun test (tests/python; python3-torch is ~50 MB to download).
 readonly PYTHON_TEST_PACKAGES=(python3-dev pybind11-dev python3-pybind11)
 readonly TORCH_TEST_PACKAGES=(python3-torch)
+# Optional: ip(8) for the net plugin's run between network namespaces joined by
+# a veth pair (tests/plugin/net_namespaces.sh; skipped without it).
+readonly NETNS_TEST_PACKAGES=(iproute2)
 
 usage() {
   echo "usage: bash cmake/quickstart.sh main|test" >&2
@@ -120,6 +124,7 @@ if [[ "${mode}" == "test" ]]; then
   try_packages "the Go example" "${GO_TEST_PACKAGES[@]}"
   try_packages "the Python tests" "${PYTHON_TEST_PACKAGES[@]}"
   try_packages "the torchrun test" "${TORCH_TEST_PACKAGES[@]}"
+  try_packages "the net plugin's namespace test" "${NETNS_TEST_PACKAGES[@]}"
 fi
 
 # --- Build helpers ---------------------------------------------------------

@@ -121,6 +121,36 @@ int main(void) {
   EXPECT(railyard_advisor_connections(adv) == 1);
   EXPECT(railyard_advisor_source_port(adv, plan.connection + 1, 0) == 0);
 
+  /* connect_ex: the destination QP base is part of the connection's identity
+   * (a new id), and crc32 does not hash it (the same ports). */
+  {
+    railyard_conn_plan ex;
+    const int warnings_before = warnings;
+    EXPECT(railyard_advisor_connect_ex(adv, &local, &remote, 16, 0x5000u, &ex) ==
+           RAILYARD_ADVISOR_OK);
+    EXPECT(ex.connection != plan.connection && ex.qps == 16);
+    for (i = 0; i < ex.qps; ++i) EXPECT(ex.source_port[i] == plan.source_port[i]);
+    EXPECT(railyard_advisor_connections(adv) == 2);
+    EXPECT(railyard_advisor_connect_ex(adv, &local, &remote, 16, 0x5000u, &ex) ==
+               RAILYARD_ADVISOR_OK &&
+           ex.connection == 1);
+    EXPECT(railyard_advisor_connect_ex(adv, &local, &remote, 16, 1u << 24, &ex) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(ex.error, "base_dst_qpn=16777216"));
+    EXPECT(railyard_advisor_connect_ex(adv, &local, &remote, 0, 0x5000u, &ex) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(starts_with(railyard_advisor_last_error(), "qp_budget=0"));
+    EXPECT(railyard_advisor_connect_ex(adv, &local, &remote, 16, 0x5000u, NULL) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(railyard_advisor_connect_ex(NULL, &local, &remote, 16, 0x5000u, &ex) ==
+           RAILYARD_ADVISOR_EINVAL);
+    EXPECT(railyard_advisor_connect_ex(adv, NULL, &remote, 16, 0x5000u, &ex) ==
+           RAILYARD_ADVISOR_EINVAL);
+    /* Each error is also a warning through the advisor's log (not the NULL advisor's). */
+    EXPECT(warnings == warnings_before + 4);
+    warnings = warnings_before;
+  }
+
   /* One leaf: a single path, one QP. */
   local.host = 0;
   local.rail = 2;
