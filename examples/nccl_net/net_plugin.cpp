@@ -237,6 +237,11 @@ Result build_state() {
     state->budget = static_cast<int32_t>(std::min<int64_t>(*a * *b, kMaxStreams));
   }
 
+  if (const char* family = std::getenv("NCCL_SOCKET_FAMILY");
+      family != nullptr && std::string_view(family) != "AF_INET")
+    return fail(std::string("NCCL_SOCKET_FAMILY=") + family +
+                ": railyard's plugin plans IPv4 tuples only (AF_INET)");
+
   // The devices: IPv4 interfaces that are up, as NCCL_SOCKET_IFNAME selects
   // them (default: all but lo and docker*, or lo when nothing else is up).
   ifaddrs* list = nullptr;
