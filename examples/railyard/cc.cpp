@@ -30,6 +30,7 @@ constexpr FlagUse kCcFlags[] = {{"cluster"},
                                 {"incast"},
                                 {"job"},
                                 {"hosts"},
+                                {"node-pattern"},
                                 {"collective"},
                                 {"algorithm"},
                                 {"group"},
@@ -89,7 +90,8 @@ StatusOr<std::string_view> cc_format(const Flags& flags) {
 // Flags that need another one.
 Status check_cc_dependencies(const Invocation& inv) {
   const Flags& flags = inv.flags;
-  for (std::string_view flag : {"hosts", "collective", "algorithm", "group"})
+  // --node-pattern only names the hosts --hosts may list, so it needs --job too.
+  for (std::string_view flag : {"hosts", "node-pattern", "collective", "algorithm", "group"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, flags.given("job"),
                                        "needs --job (e.g. --job tp=8,dp=16 --hosts 0-15)"));
   for (std::string_view flag : {"algorithm", "group"})
@@ -164,6 +166,7 @@ Outcome run_cc(const Invocation& inv) {
   }
   RAILYARD_ASSIGN_OR_RETURN(const ClusterInput cluster_in, load_cluster_input(inv));
   const topology::ClusterDescriptor<>& d = cluster_in.descriptor;
+  RAILYARD_RETURN_IF_ERROR(check_node_pattern(inv, cluster_in));
 
   report::CcReportContext ctx;
   ctx.cluster = cluster_in.fit ? cluster_in.origin : std::string(flags.text("cluster"));
@@ -249,8 +252,9 @@ Outcome run_cc(const Invocation& inv) {
 
 const Subcommand kCc{
     "cc",
-    "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--collective C [--algorithm A] "
-    "[--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] [--jobs LIST] [--simulate "
+    "[--cluster SPEC] [--incast N | --job PLAN [--hosts LIST] [--node-pattern P] "
+    "[--collective C [--algorithm A] [--group DIM]]] [--buffer-mb B] [--message-bytes SIZE] "
+    "[--jobs LIST] [--simulate "
     "[--start-rate F] [--simulate-ms MS] [--svg FILE]] [--cable-m M] [--mtu BYTES] [--switch-mtu BYTES] "
     "[--switch-ns NS] [--nic-ns NS] [--format text|json|nvue|sonic|connectx|nccl-env | --json] "
     "[--cables FILE | --ibnetdiscover FILE (instead of --cluster)]",

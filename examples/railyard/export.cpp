@@ -1,6 +1,8 @@
 // railyard export — files for other tools (NCCL, Slurm, Kubernetes, launchers).
 #include <algorithm>
 #include <filesystem>
+#include <limits>
+#include <span>
 #include <system_error>
 #include <string>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "cli.hpp"
 #include "inputs.hpp"
 #include "railyard/core/file.hpp"
+#include "railyard/core/parse.hpp"
 #include "railyard/core/strings.hpp"
 #include "railyard/placement/tree_order.hpp"
 #include "railyard/topology/host_lookup.hpp"
@@ -55,7 +58,10 @@ bool is_kueue(std::string_view f) { return f == "k8s-labels" || f == "kueue-topo
 bool writes_dir(std::string_view f) { return f == "torchrun" || f == "k8s-labels"; }
 bool takes_port(std::string_view f) { return f == "torchrun" || f == "rank-env"; }
 bool is_rankfile(std::string_view f) { return f == "rankfile"; }
-bool names_hosts(std::string_view f) { return is_tree(f) || (is_launcher(f) && f != "megatron"); }
+// nccl-xml reads --node-pattern for the names --host may give.
+bool names_hosts(std::string_view f) {
+  return is_tree(f) || is_nccl_xml(f) || (is_launcher(f) && f != "megatron");
+}
 
 // Flags that only some formats read.
 struct FormatOnly {
@@ -82,8 +88,8 @@ constexpr FormatOnly kFormatOnly[] = {
     {"kueue-api", &is_kueue, "applies only to --format k8s-labels or kueue-topology"},
     {"out", &writes_dir, "applies only to --format torchrun or k8s-labels"},
     {"node-pattern", &names_hosts,
-     "applies only to the formats that name hosts: slurm-*, k8s-*, csv and the launcher formats "
-     "but megatron"},
+     "applies only to the formats that name hosts: slurm-*, k8s-*, csv, nccl-xml (--host) and "
+     "the launcher formats but megatron"},
 };
 
 constexpr FieldRoute kExportLaunchRoutes[] = {{"master_port", {"master-port"}},
@@ -176,9 +182,29 @@ Outcome launcher_file(const Invocation& inv, const Source& src,
   return Output(*std::move(out));
 }
 
-Outcome nccl_xml(const Flags& flags, const topology::ClusterDescriptor<>& d) {
+// --host: an id, or a node name of the cluster (--node-pattern's or the
+// imported file's). An id is read as the integer flags are (int32), and one
+// outside the cluster is left to nccl_topology_file, whose message gives the
+// cluster's id range.
+StatusOr<int32_t> xml_host(const Flags& flags, const Source& src) {
+  const topology::ClusterDescriptor<>& d = *src.descriptor;
+  std::span<const std::string> file_names;
+  if (src.fit) file_names = src.fit->host_names;
+  RAILYARD_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                            host_names(flags, d, file_names));
+  auto named = named_host("host", flags.text("host"), names);
+  if (!named.ok()) return flag_error(flags, "host", named.status());
+  if (*named) return (*named)->value();
+  auto id = parse_signed_int_in("host", flags.text("host"), std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max());
+  if (!id.ok()) return flag_error(flags, "host", id.status());
+  return static_cast<int32_t>(*id);
+}
+
+Outcome nccl_xml(const Flags& flags, const Source& src) {
+  const topology::ClusterDescriptor<>& d = *src.descriptor;
   exports::NcclXmlOptions options;
-  options.host = flags.int32("host");
+  RAILYARD_ASSIGN_OR_RETURN(options.host, xml_host(flags, src));
   options.vm = flags.boolean("vm");
   options.rail_plane = flags.boolean("nccl-rail-plane");
   options.gpu_busids = comma_list(flags, "gpu-busids");
@@ -281,7 +307,7 @@ Outcome run_export(const Invocation& inv) {
     return usage_error(
         str_cat(shown(flags, "format"), ": needs a cluster spec (--cluster), not ", src.origin));
   if (launcher) return launcher_file(inv, src, options);
-  if (format == "nccl-xml") return nccl_xml(flags, *src.descriptor);
+  if (format == "nccl-xml") return nccl_xml(flags, src);
   return tree_file(flags, src);
 }
 

@@ -46,9 +46,11 @@ constexpr std::array<FlagSpec, 65> kFlagTable = {{
      "--cluster=h100-16k-3tier", kSpec},
     {"src", K::kText, "HOST:GPU", "",
      "spray: the source GPU as HOST:GPU (or HOST:GPU:PLANE on multi-plane clusters); its paired "
-     "NIC sends.",
+     "NIC sends. HOST is a host id or a node name (from --node-pattern, or the name an imported "
+     "--cables/--ibnetdiscover file gives it).",
      "--src 0:3"},
-    {"dst", K::kText, "HOST:GPU", "", "spray: the destination GPU as HOST:GPU[:PLANE].",
+    {"dst", K::kText, "HOST:GPU", "",
+     "spray: the destination GPU as HOST:GPU[:PLANE], HOST an id or a node name as for --src.",
      "--dst 40:3"},
     {"qps", K::kInt, "K", "8",
      "spray: queue pairs for the connection, 1..256 (default 8); simulate: queue pairs per "
@@ -141,8 +143,10 @@ constexpr std::array<FlagSpec, 65> kFlagTable = {{
      "export --format k8s-labels or kueue-topology: the Kueue Topology API version: v1alpha1 "
      "(Kueue 0.9 to 0.13), v1beta1 (0.14 and later) or v1beta2 (0.15 and later).",
      "--kueue-api v1beta1"},
-    {"host", K::kInt, "H", "0", "export --format nccl-xml: the host whose topology file to write.",
-     "--host 3"},
+    {"host", K::kText, "H", "0",
+     "export --format nccl-xml: the host whose topology file to write: its id, or its node name "
+     "(from --node-pattern, or the name an imported --cables/--ibnetdiscover file gives it).",
+     "--host node0003"},
     {"vm", K::kBool, "", "false",
      "export --format nccl-xml: write the skeleton NCCL needs inside a VM (CPU/NUMA nodes, PCIe "
      "switches with bus ids in domain ffff, bare GPU/NIC functions; placeholder ids in domain "
@@ -167,7 +171,8 @@ constexpr std::array<FlagSpec, 65> kFlagTable = {{
      "--no-nccl-rail-plane"},
     {"node-pattern", K::kText, "PATTERN", topology::kDefaultNodePattern,
      "export (slurm-*, k8s-*, kueue-topology, csv and launcher formats, from --cluster), plan "
-     "--out, and the names --hosts takes in order, simulate, cc and export: host names from a "
+     "--out, and the names --hosts takes in order, simulate, cc and export, --host in export "
+     "--format nccl-xml and --src/--dst in spray: host names from a "
      "pattern with {host}, {su}, {pod}, {slot} (host in its SU) and {domain}; {x+N} adds N "
      "(numbering from 1 as Slurm sites do: gpu-a{host+1:03} names host 0 gpu-a001); {x:0N} "
      "zero-pads to at least N digits (more when needed, so names sort in topology order).",

@@ -177,19 +177,43 @@ StatusOr<topology::NodeNamer> load_node_namer(const Flags& flags,
   return namer;
 }
 
+Status check_node_pattern(const Invocation& inv, const ClusterInput& in) {
+  return only_with(inv, "node-pattern", !in.fit,
+                   "applies only to a cluster spec (an imported topology names its hosts)");
+}
+
+StatusOr<std::vector<std::string>> host_names(const Flags& flags,
+                                              const topology::ClusterDescriptor<>& d,
+                                              std::span<const std::string> file_names) {
+  if (!file_names.empty()) return std::vector<std::string>(file_names.begin(), file_names.end());
+  RAILYARD_ASSIGN_OR_RETURN(const topology::NodeNamer namer, load_node_namer(flags, d));
+  return namer.names(d);
+}
+
+StatusOr<std::optional<HostId>> named_host(std::string_view field, std::string_view text,
+                                           std::span<const std::string> names) {
+  // Ids (and id-like texts such as "-1" or "0-3") go to the caller's parser,
+  // unless the names are numbers too: then resolve_hosts decides between the
+  // readings, refusing a text they disagree on.
+  const bool numeric_names = std::any_of(names.begin(), names.end(), [](const std::string& n) {
+    return topology::is_host_id_text(n);
+  });
+  if (topology::is_host_id_text(text) && !numeric_names) return std::optional<HostId>();
+  auto hosts = topology::resolve_hosts(field, text, names);
+  if (!hosts.ok()) return hosts.status();
+  if (hosts->size() != 1)
+    return invalid_field(field, text, str_cat("names ", hosts->size(), " hosts; give one"));
+  return std::optional<HostId>(hosts->front());
+}
+
 StatusOr<JobInput> load_job(const Flags& flags, const topology::ClusterDescriptor<>& d,
                             std::span<const std::string> file_names) {
   auto plan = placement::parse_plan(flags.text("job"));
   if (!plan.ok()) return flag_error(flags, "job", plan.status());
   std::vector<HostId> hosts;  // none: the library takes the first hosts of the cluster
   if (flags.given("hosts")) {
-    std::vector<std::string> pattern_names;
-    std::span<const std::string> names = file_names;
-    if (names.empty()) {
-      RAILYARD_ASSIGN_OR_RETURN(const topology::NodeNamer namer, load_node_namer(flags, d));
-      pattern_names = namer.names(d);
-      names = pattern_names;
-    }
+    RAILYARD_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                              host_names(flags, d, file_names));
     auto parsed = topology::resolve_hosts("hosts", flags.text("hosts"), names);
     if (!parsed.ok()) return flag_error(flags, "hosts", parsed.status());
     hosts = *std::move(parsed);

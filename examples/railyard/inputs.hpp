@@ -6,6 +6,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli.hpp"
 #include "railyard/collective/cost.hpp"
@@ -65,6 +67,25 @@ struct ClusterInput {
 // take the flag), checked to name every host of `d` apart.
 [[nodiscard]] StatusOr<topology::NodeNamer> load_node_namer(const Flags& flags,
                                                             const topology::ClusterDescriptor<>& d);
+
+// --node-pattern names hosts of a cluster spec only: an imported file
+// (--cables, --ibnetdiscover) names its own, so the flag is refused with one.
+[[nodiscard]] Status check_node_pattern(const Invocation& inv, const ClusterInput& in);
+// Every host's name by id, as --hosts, --host and --src/--dst read them:
+// `file_names` (an imported file's) when not empty, else load_node_namer()'s.
+[[nodiscard]] StatusOr<std::vector<std::string>> host_names(
+    const Flags& flags, const topology::ClusterDescriptor<>& d,
+    std::span<const std::string> file_names);
+// The host a single-host flag value names (--host, the HOST of --src
+// HOST:GPU): nullopt when `text` is an id (digits), left to the flag's own id
+// parser so that id errors read as they always have; otherwise the host of
+// that node name (or one-host hostlist) among `names`, with resolve_hosts'
+// errors naming `field` and the name. Numeric names ({host+1}) are read as
+// resolve_hosts reads them, an id that names another host being refused as
+// ambiguous.
+[[nodiscard]] StatusOr<std::optional<HostId>> named_host(std::string_view field,
+                                                         std::string_view text,
+                                                         std::span<const std::string> names);
 
 // The --job plan on --hosts (default: the first hosts of the cluster), numbered
 // by railyard and as given. --hosts takes ids or node names

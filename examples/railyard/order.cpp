@@ -16,9 +16,7 @@ constexpr FlagUse kOrderFlags[] = {required("job"), {"cluster"}, {"cables"}, {"i
 Outcome run_order(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(const ClusterInput in, load_cluster_input(inv));
   const topology::ClusterDescriptor<>& d = in.descriptor;
-  RAILYARD_RETURN_IF_ERROR(only_with(inv, "node-pattern", !in.fit,
-                                     "applies only to a cluster spec (an imported topology names "
-                                     "its hosts)"));
+  RAILYARD_RETURN_IF_ERROR(check_node_pattern(inv, in));
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(inv.flags, d, file_host_names(in)));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(inv.flags, job));
   const placement::OrderComparison both = placement::compare_orders(d, *chosen, job.naive);

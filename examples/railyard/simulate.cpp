@@ -36,6 +36,7 @@ constexpr FlagUse kSimulateFlags[] = {{"collective"},
                                       {"cables"},
                                       {"ibnetdiscover"},
                                       {"hosts"},
+                                      {"node-pattern"},
                                       {"order"},
                                       {"group"},
                                       {"algorithm"},
@@ -96,6 +97,7 @@ Outcome run_simulate(const Invocation& inv) {
   RAILYARD_ASSIGN_OR_RETURN(const collective::LatencyModel latency, load_latency(flags));
   RAILYARD_ASSIGN_OR_RETURN(const ClusterInput cluster_in, load_cluster_input(inv));
   const topology::ClusterDescriptor<>& d = cluster_in.descriptor;
+  RAILYARD_RETURN_IF_ERROR(check_node_pattern(inv, cluster_in));
   RAILYARD_ASSIGN_OR_RETURN(const JobInput job, load_job(flags, d, file_host_names(cluster_in)));
   RAILYARD_ASSIGN_OR_RETURN(const placement::JobPlacement* chosen, chosen_order(flags, job));
   RAILYARD_ASSIGN_OR_RETURN(const auto groups, collective_groups(flags, in, *chosen));
@@ -168,7 +170,8 @@ Outcome run_simulate(const Invocation& inv) {
 const Subcommand kSimulate{
     "simulate",
     "--collective allreduce|allgather|reducescatter|alltoall --bytes SIZE --job PLAN "
-    "[--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--hosts LIST] [--order railyard|naive] [--group tp|cp|ep|dp|pp] "
+    "[--cluster SPEC | --cables FILE | --ibnetdiscover FILE] [--hosts LIST] [--node-pattern P] "
+    "[--order railyard|naive] [--group tp|cp|ep|dp|pp] "
     "[--algorithm ring|tree|hierarchical|pairwise|rail_aligned] "
     "[--routing ecmp|steered|adaptive|planned] [--hash MODEL] [--qps K] [--channels C] [--chunk SIZE|off] [--seed S] [--down LINKS] [--json] [--svg FILE [--svg-metric average|peak]] "
     "[--switch-ns NS] [--nic-ns NS] [--nvswitch-ns NS] [--progress] [--max-memory SIZE] | "

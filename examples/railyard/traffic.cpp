@@ -87,8 +87,8 @@ Outcome run_simulate_traffic(const Invocation& inv) {
   const Flags& flags = inv.flags;
   // Flags of the collective mode do not apply to a traffic matrix.
   for (std::string_view flag :
-       {"collective", "job", "hosts", "order", "group", "algorithm", "channels", "chunk", "down",
-        "svg", "svg-metric"})
+       {"collective", "job", "hosts", "node-pattern", "order", "group", "algorithm", "channels",
+        "chunk", "down", "svg", "svg-metric"})
     RAILYARD_RETURN_IF_ERROR(only_with(inv, flag, false, "does not apply with --traffic or --generate"));
   if (flags.given("traffic") && flags.given("generate"))
     return usage_error("simulate: give --traffic FILE or --generate KIND, not both");

@@ -18,8 +18,8 @@ railyard_cli_error_test(
   NAME bad_input.flag_unknown ARGS describe --colour=red
   STDERR_REGEX "unknown flag '--colour'")
 railyard_cli_error_test(
-  NAME bad_input.flag_int_not_a_number ARGS export --format nccl-xml --host=three
-  STDERR_REGEX "^railyard: --host=three: expected an integer\n$")
+  NAME bad_input.flag_int_not_a_number ARGS spray --src 0:3 --dst 40:3 --qps=three
+  STDERR_REGEX "^railyard: --qps=three: expected an integer\n$")
 railyard_cli_error_test(
   NAME bad_input.flag_int_overflow ARGS export --format nccl-xml --host 99999999999
   STDERR_REGEX "--host=99999999999: ")

@@ -1,7 +1,8 @@
 # Real node names wherever hosts are taken (--hosts by name or Slurm hostlist,
-# --node-pattern offsets), launcher formats on imported clusters, the torchrun
-# script, and the Kueue Topology by API version. Included from
-# tests/cli/CMakeLists.txt. Expected facts worked out by hand:
+# in order, simulate, cc and export; one host by name in spray --src/--dst and
+# export --host; --node-pattern offsets), launcher formats on imported
+# clusters, the torchrun script, and the Kueue Topology by API version.
+# Included from tests/cli/CMakeLists.txt. Expected facts worked out by hand:
 #
 #   Default cluster h100-1024-2to1: 128 hosts, SUs of 32 (hosts 0-31 = SU 0 ...),
 #   names node0000 ... node0127. With --node-pattern gpu-a{host+1:03}, host h is
@@ -11,6 +12,7 @@
 #   topology.conf (su0..su3 under spine, node0000 ... node0127).
 #   tests/data/bad/good.csv: gpu00 under leaf0, gpu01 under leaf1, one spine.
 #   tests/data/cables/rail-2su.csv: hosts gpu01 ... gpu08 = ids 0 ... 7, SUs of 4.
+#   h100-1024-dualplane: the default's 128 hosts (node0000 ... node0127), 2 planes.
 
 set(_conf "${CMAKE_CURRENT_SOURCE_DIR}/golden/export_slurm_tree_default.conf")
 set(_csv "${PROJECT_SOURCE_DIR}/tests/data/bad/good.csv")
@@ -125,6 +127,124 @@ railyard_cli_error_test(
   NAME names.gpus_per_host_zero
   ARGS export --format hostfile --topology-csv ${_csv} --job tp=4 --gpus-per-host 0
   STDERR_REGEX "--gpus-per-host=0: must be in \\[1, 1024\\]")
+
+# The same command with a host by name and by id prints the same thing
+# (names_same_check.cmake compares the two outputs whole).
+function(_names_same name)
+  cmake_parse_arguments(PARSE_ARGV 1 SAME "" "" "A;B")
+  list(JOIN SAME_A "|" a)
+  list(JOIN SAME_B "|" b)
+  add_test(NAME cli.names.${name}
+    COMMAND ${CMAKE_COMMAND} -DRAILYARD=$<TARGET_FILE:railyard_cli> "-DA=${a}" "-DB=${b}"
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/names_same_check.cmake)
+  set_tests_properties(cli.names.${name} PROPERTIES LABELS "cli" TIMEOUT 300)
+endfunction()
+
+# simulate and cc take --node-pattern for the names in --hosts: gpu-a[001-004]
+# are hosts 0-3; gpu-a004 and gpu-a041 are hosts 3 and 40 (SUs 0 and 1, so the
+# ring crosses the spines: every leaf_spine link it uses carries the same load).
+_names_same(simulate_node_pattern
+  A simulate --collective allreduce --bytes 1MiB --job tp=8,dp=4
+    --node-pattern gpu-a{host+1:03} --hosts gpu-a[001-004]
+  B simulate --collective allreduce --bytes 1MiB --job tp=8,dp=4 --hosts 0-3)
+_names_same(simulate_node_pattern_two_sus
+  A simulate --collective allreduce --bytes 1MiB --job tp=8,dp=2
+    --node-pattern gpu-a{host+1:03} --hosts gpu-a[041,004] --json
+  B simulate --collective allreduce --bytes 1MiB --job tp=8,dp=2 --hosts 40,3 --json)
+railyard_add_cli_test(
+  NAME names.simulate_node_pattern_spines
+  ARGS simulate --collective allreduce --bytes 1MiB --job tp=8,dp=2
+       --node-pattern gpu-a{host+1:03} --hosts gpu-a004,gpu-a041
+  STDOUT_REGEX "\nleaf_spine +32 / 1024 " STDERR_REGEX "^$")
+railyard_cli_error_test(
+  NAME names.simulate_unknown_name
+  ARGS simulate --collective allreduce --bytes 1MiB --job tp=8,dp=4
+       --node-pattern gpu-a{host+1:03} --hosts gpu-a[001-003],gpu-a200
+  STDERR_REGEX "--hosts=gpu-a200: no host of the cluster is named 'gpu-a200' \\(its 128 hosts are named gpu-a001 \\.\\.\\. gpu-a128\\)")
+railyard_cli_error_test(
+  NAME names.simulate_pattern_with_cables
+  ARGS simulate --cables ${_cables} --collective allreduce --bytes 1MiB --job tp=8,dp=2
+       --node-pattern x{host}
+  STDERR_REGEX "simulate: --node-pattern applies only to a cluster spec")
+railyard_cli_error_test(
+  NAME names.simulate_pattern_with_traffic
+  ARGS simulate --generate incast:4 --bytes 1MiB --node-pattern x{host}
+  STDERR_REGEX "simulate: --node-pattern does not apply with --traffic or --generate")
+_names_same(cc_node_pattern
+  A cc --job tp=8,dp=4 --collective allreduce --node-pattern gpu-a{host+1:03}
+    --hosts gpu-a[033-034,001-002] --json
+  B cc --job tp=8,dp=4 --collective allreduce --hosts 32-33,0-1 --json)
+railyard_cli_error_test(
+  NAME names.cc_unknown_name
+  ARGS cc --job tp=8,dp=4 --node-pattern gpu-a{host+1:03} --hosts gpu-a[001-003],node0003
+  STDERR_REGEX "--hosts=node0003: no host of the cluster is named 'node0003' \\(its 128 hosts are named gpu-a001 \\.\\.\\. gpu-a128\\)")
+railyard_cli_error_test(
+  NAME names.cc_pattern_needs_job
+  ARGS cc --incast 4 --node-pattern gpu-a{host+1:03}
+  STDERR_REGEX "cc: --node-pattern needs --job")
+
+# One host by name: spray's --src/--dst HOST and export --host. node0040 and
+# gpu-a041 (--node-pattern gpu-a{host+1:03}) are host 40; in rail-2su.csv gpu01
+# is host 0 and gpu05 host 4.
+_names_same(spray_by_name
+  A spray --src node0000:3 --dst node0040:3
+  B spray --src 0:3 --dst 40:3)
+_names_same(spray_node_pattern
+  A spray --node-pattern gpu-a{host+1:03} --src gpu-a001:3 --dst gpu-a041:3 --json
+  B spray --src 0:3 --dst 40:3 --json)
+_names_same(spray_cables_names
+  A spray --cables ${_cables} --src gpu01:0 --dst gpu05:0
+  B spray --cables ${_cables} --src 0:0 --dst 4:0)
+_names_same(spray_plane_by_name
+  A spray --cluster h100-1024-dualplane --src node0000:3:1 --dst node0040:3:1
+  B spray --cluster h100-1024-dualplane --src 0:3:1 --dst 40:3:1)
+railyard_cli_error_test(
+  NAME names.spray_unknown_name
+  ARGS spray --src node0200:3 --dst 40:3
+  STDERR_REGEX "^railyard: --src=node0200: no host of the cluster is named 'node0200' \\(its 128 hosts are named node0000 \\.\\.\\. node0127\\)\n$")
+railyard_cli_error_test(
+  NAME names.spray_cables_unknown
+  ARGS spray --cables ${_cables} --src gpu01:0 --dst node0004:0
+  STDERR_REGEX "^railyard: --dst=node0004: no host of the cluster is named 'node0004' \\(its 8 hosts are named gpu01 \\.\\.\\. gpu08\\)\n$")
+# A GPU out of range after a name shows the value as typed, never the id.
+railyard_cli_error_test(
+  NAME names.spray_name_gpu_range
+  ARGS spray --src node0000:8 --dst 40:3
+  STDERR_REGEX "^railyard: --src=node0000:8: gpu=8: must be between 0 and 7\n$")
+railyard_cli_error_test(
+  NAME names.spray_two_hosts
+  ARGS spray --src node[0001-0002]:3 --dst 40:3
+  STDERR_REGEX "^railyard: --src=node\\[0001-0002\\]: names 2 hosts; give one\n$")
+railyard_cli_error_test(
+  NAME names.spray_ambiguous_numbers
+  ARGS spray --node-pattern {host+1} --src 3:0 --dst 40:0
+  STDERR_REGEX "^railyard: --src=3: ambiguous")
+railyard_cli_error_test(
+  NAME names.spray_pattern_with_cables
+  ARGS spray --cables ${_cables} --node-pattern x{host} --src 0:0 --dst 4:0
+  STDERR_REGEX "spray: --node-pattern applies only to a cluster spec")
+_names_same(xml_host_by_name
+  A export --format nccl-xml --vm --host node0003
+  B export --format nccl-xml --vm --host 3)
+_names_same(xml_host_cables_name
+  A export --format nccl-xml --vm --cables ${_cables} --host gpu05
+  B export --format nccl-xml --vm --cables ${_cables} --host 4)
+railyard_add_cli_test(
+  NAME names.xml_host_node_pattern
+  ARGS export --format nccl-xml --vm --node-pattern gpu-a{host+1:03} --host gpu-a004
+  STDOUT_REGEX "^<!-- railyard nccl-xml host=3 vm cluster=" STDERR_REGEX "^$")
+railyard_cli_error_test(
+  NAME names.xml_host_unknown
+  ARGS export --format nccl-xml --vm --host node0128
+  STDERR_REGEX "^railyard: --host=node0128: no host of the cluster is named 'node0128' \\(its 128 hosts are named node0000 \\.\\.\\. node0127\\)\n$")
+railyard_cli_error_test(
+  NAME names.xml_host_pattern_unknown
+  ARGS export --format nccl-xml --vm --node-pattern gpu-a{host+1:03} --host node0003
+  STDERR_REGEX "^railyard: --host=node0003: no host of the cluster is named 'node0003' \\(its 128 hosts are named gpu-a001 \\.\\.\\. gpu-a128\\)\n$")
+railyard_cli_error_test(
+  NAME names.xml_host_pattern_with_cables
+  ARGS export --format nccl-xml --vm --cables ${_cables} --node-pattern x{host} --host x4
+  STDERR_REGEX "export: --node-pattern applies only to a cluster spec")
 
 # torchrun: one script for every node, its --node-rank picked by host name.
 railyard_add_cli_test(
