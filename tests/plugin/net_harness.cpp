@@ -1666,6 +1666,12 @@ TEST_CASE("net_harness: two connections between the same processes at once") {
 TEST_CASE("net_harness: 8 streams on 8 distinct uplinks with the planned ports") {
   check_pair("smoke", 0, {}, {"RAILYARD_NET_STREAMS=8"});
 }
+TEST_CASE("net_harness: different stream budgets: both ends take the smaller") {
+  // The client asks for 8 streams, the server for the default 4: the client
+  // must open agreed_qps = 4 streams (the smoke checks count them from the
+  // sockets) and the server must accept them.
+  check_pair("smoke", 0, {"RAILYARD_NET_STREAMS=8"});
+}
 
 TEST_CASE("net_harness: init fails cleanly on a bad environment") {
   struct Bad {
