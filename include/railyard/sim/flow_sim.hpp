@@ -653,6 +653,7 @@ class FlowSimulator {
     unfrozen_.resize(ls);
     wsum_.resize(ls);
     version_.assign(ls, 0);
+    dirty_.assign(ls, 0);
     for (size_t k = 0; k < ls; ++k) {
       const auto g = static_cast<size_t>(sub_links_[k]);
       rcap_[k] = std::clamp(local_cap_[g] - load_[g], 0.0, local_cap_[g]);
@@ -696,13 +697,25 @@ class FlowSimulator {
           --unfrozen_[m];
           wsum_[m] = unfrozen_[m] > 0 ? std::max(wsum_[m] - w, 0.0) : 0.0;
           ++version_[m];
-          if (m != l && unfrozen_[m] > 0) {
-            if (!(wsum_[m] > 0.0)) wsum_[m] = std::numeric_limits<double>::min();
-            heap_.push_back({rcap_[m] / wsum_[m], static_cast<int32_t>(m), version_[m]});
-            std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+          // Re-queued once after this link's flows are frozen, not once per
+          // flow: only its last share counts (earlier entries go stale), and
+          // links shared by the frozen flows would otherwise be pushed again
+          // and again.
+          if (m != l && !dirty_[m]) {
+            dirty_[m] = 1;
+            dirty_links_.push_back(static_cast<int32_t>(m));
           }
         }
       }
+      for (const int32_t mi : dirty_links_) {
+        const auto m = static_cast<size_t>(mi);
+        dirty_[m] = 0;
+        if (unfrozen_[m] <= 0) continue;
+        if (!(wsum_[m] > 0.0)) wsum_[m] = std::numeric_limits<double>::min();
+        heap_.push_back({rcap_[m] / wsum_[m], mi, version_[m]});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+      }
+      dirty_links_.clear();
     }
     for (int32_t l : sub_links_) sub_[static_cast<size_t>(l)] = -1;
   }
@@ -761,6 +774,8 @@ class FlowSimulator {
   std::vector<int64_t> unfrozen_;
   std::vector<double> wsum_;     // Σ weights of the unfrozen entries per link
   std::vector<int32_t> version_;
+  std::vector<uint8_t> dirty_;        // per sub link: re-queue after this freeze
+  std::vector<int32_t> dirty_links_;
   std::vector<Entry> heap_;
 };
 
