@@ -564,6 +564,47 @@ class KillGate {
   bool announced_ = false;
 };
 
+// Polls `req`, a 1 GiB transfer, through a kill scenario from one side
+// ("receiver" or "sender"). This process is the victim when the scenario is
+// "kill-<side>": it announces MIDTRANSFER once the peer has posted, and must
+// not see an error before it dies. Otherwise it is the survivor: test() must
+// fail with ncclRemoteError or ncclSystemError (reported as
+// PEER_LOSS_DETECTED) before the harness deadline. Returns true when the comm
+// is dead (a loss seen, or a hang reported), false when the transfer
+// completed (a failure: nobody was killed) and the comm can be closed.
+bool poll_through_kill(Net& net, void* req, KillGate& gate, const RoleOptions& o,
+                       const Deadline& dl, const std::string& side) {
+  const bool victim = o.scenario == "kill-" + side;
+  const std::string peer = side == "receiver" ? "sender" : "receiver";
+  const Clock::time_point t0 = Clock::now();
+  for (;;) {
+    int done = 0, size = -1;
+    const nccl::Result r = net.test(req, &done, &size);
+    if (victim && gate.due()) note("MIDTRANSFER");  // the orchestrator kills this process now
+    if (r != nccl::Result::kSuccess) {
+      if (victim) {
+        fail(side + ": test returned " + res(r) + " before it was killed");
+      } else {
+        if (r != nccl::Result::kRemoteError && r != nccl::Result::kSystemError)
+          fail("dead " + peer + ": test returned " + res(r) +
+               ", expected ncclRemoteError (6) or ncclSystemError (2)");
+        note("PEER_LOSS_DETECTED result=" + res(r) + " after " +
+             std::to_string(seconds_since(t0)) + " s");
+      }
+      return true;
+    }
+    if (done) {
+      fail(o.scenario + ": the 1 GiB " + (side == "receiver" ? "receive" : "send") +
+           " completed (" + std::to_string(size) + " B); the peer was not killed mid-transfer");
+      return false;
+    }
+    if (dl.passed()) {
+      fail(o.scenario + ": test() still pending at the harness deadline (hang)");
+      return true;
+    }
+  }
+}
+
 // One message of a scenario: what the sender sends, what the receiver posts.
 struct Message {
   size_t send_size;
@@ -871,34 +912,8 @@ void server_role(const RoleOptions& o) {
     if (!req) return;
     KillGate gate(o.handle_path + ".recv-posted", o.handle_path + ".send-posted");
     gate.posted();
-    const Clock::time_point t0 = Clock::now();
-    for (;;) {
-      int done = 0, size = -1;
-      const nccl::Result r = net.test(req, &done, &size);
-      if (o.scenario == "kill-receiver" && gate.due())
-        note("MIDTRANSFER");  // the orchestrator kills this process now
-      if (r != nccl::Result::kSuccess) {
-        if (o.scenario == "kill-sender") {
-          if (r != nccl::Result::kRemoteError && r != nccl::Result::kSystemError)
-            fail("dead sender: test returned " + res(r) +
-                 ", expected ncclRemoteError (6) or ncclSystemError (2)");
-          note("PEER_LOSS_DETECTED result=" + res(r) + " after " +
-               std::to_string(seconds_since(t0)) + " s");
-        } else {
-          fail("receiver: test returned " + res(r) + " before it was killed");
-        }
-        return;  // the comm is dead: no close, as NCCL would abort the communicator
-      }
-      if (done) {
-        fail(o.scenario + ": the 1 GiB receive completed (" + std::to_string(size) +
-             " B); the peer was not killed mid-transfer");
-        return;
-      }
-      if (dl.passed()) {
-        fail(o.scenario + ": test() still pending at the harness deadline (hang)");
-        return;
-      }
-    }
+    // The comm is dead after a loss: no close, as NCCL would abort the communicator.
+    if (poll_through_kill(net, req, gate, o, dl, "receiver")) return;
   }
 
   const nccl::Result cr = net.close_recv(rcomm);
@@ -1333,34 +1348,9 @@ void client_role(const RoleOptions& o) {
     if (req) {
       KillGate gate(o.handle_path + ".send-posted", o.handle_path + ".recv-posted");
       gate.posted();
-      const Clock::time_point t0 = Clock::now();
-      for (;;) {
-        int done = 0, size = -1;
-        const nccl::Result r = net.test(req, &done, &size);
-        if (o.scenario == "kill-sender" && gate.due())
-          note("MIDTRANSFER");  // the orchestrator kills this process now
-        if (r != nccl::Result::kSuccess) {
-          if (o.scenario == "kill-receiver") {
-            if (r != nccl::Result::kRemoteError && r != nccl::Result::kSystemError)
-              fail("dead receiver: test returned " + res(r) +
-                   ", expected ncclRemoteError (6) or ncclSystemError (2)");
-            note("PEER_LOSS_DETECTED result=" + res(r) + " after " +
-                 std::to_string(seconds_since(t0)) + " s");
-          } else {
-            fail("sender: test returned " + res(r) + " before it was killed");
-          }
-          announce_done();
-          return;  // the comm is dead
-        }
-        if (done) {
-          fail(o.scenario + ": the 1 GiB send completed; the peer was not killed mid-transfer");
-          break;
-        }
-        if (dl.passed()) {
-          fail(o.scenario + ": test() still pending at the harness deadline (hang)");
-          announce_done();
-          return;
-        }
+      if (poll_through_kill(net, req, gate, o, dl, "sender")) {
+        announce_done();
+        return;  // the comm is dead
       }
     }
   }
