@@ -3,7 +3,7 @@
 // whose source ports railyard's path advisor chose, so that the switches'
 // ECMP hash sends the K streams over K different paths.
 //
-//   export NCCL_NET_PLUGIN=railyard RAILYARD_CLUSTER=h100-1024-2to1 RAILYARD_HOST=17
+//   export NCCL_NET_PLUGIN=railyard RAILYARD_CLUSTER=h100-1024-2to1 RAILYARD_HOST=gpu-b018
 //   NCCL_SOCKET_IFNAME=eth NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=NET torchrun ...
 //
 // Exports exactly the five data symbols NCCL 2.22-2.30 probe (ncclNetPlugin_v12
@@ -69,6 +69,8 @@
 #include "railyard/core/parse.hpp"
 #include "railyard/plugin/advisor.hpp"
 #include "railyard/plugin/nccl_net_abi.hpp"
+#include "railyard/topology/host_lookup.hpp"
+#include "railyard/topology/node_names.hpp"
 
 namespace {
 
@@ -214,11 +216,37 @@ Result build_state() {
   state->advisor = std::move(*advisor);
   const railyard::topology::ClusterDescriptor<>& d = state->advisor->descriptor();
 
-  const char* host = std::getenv("RAILYARD_HOST");
-  if (host == nullptr) return fail("RAILYARD_HOST is not set: give this host's index in the cluster");
-  auto h = railyard::parse_int_in("RAILYARD_HOST", host, 0, d.hosts() - 1);
-  if (!h.ok()) return fail(msg(h.status()));
-  state->host = static_cast<int32_t>(*h);
+  // This host: RAILYARD_HOST as an index or a node name, else the machine's
+  // own short hostname, named by RAILYARD_NODE_PATTERN (railyard's default
+  // node{host:04} otherwise) -- so one environment serves every host.
+  const char* pattern = std::getenv("RAILYARD_NODE_PATTERN");
+  auto namer = railyard::topology::NodeNamer::parse(
+      pattern != nullptr ? std::string_view(pattern) : railyard::topology::kDefaultNodePattern);
+  if (!namer.ok()) return fail("RAILYARD_NODE_PATTERN: " + msg(namer.status()));
+  if (railyard::Status s = namer->check(d); !s.ok())
+    return fail("RAILYARD_NODE_PATTERN: " + msg(s));
+  const std::vector<std::string> names = namer->names(d);
+  std::string host;
+  std::string field = "RAILYARD_HOST";
+  if (const char* given = std::getenv("RAILYARD_HOST")) {
+    host = given;
+  } else {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0)
+      return fail(std::string("RAILYARD_HOST is not set and gethostname failed: ") +
+                  std::strerror(errno));
+    host = std::string(buf).substr(0, std::string(buf).find('.'));
+    field = "hostname";
+  }
+  auto h = railyard::topology::resolve_hosts(field, host, names);
+  if (!h.ok())
+    return fail(msg(h.status()) + (field == "hostname"
+                                       ? "; set RAILYARD_HOST (an index or a node name) or "
+                                         "RAILYARD_NODE_PATTERN"
+                                       : ""));
+  if (h->size() != 1)
+    return fail(field + "=" + host + ": names " + std::to_string(h->size()) + " hosts; give one");
+  state->host = h->front().value();
 
   const char* streams = std::getenv("RAILYARD_NET_STREAMS");
   const char* nsocks = std::getenv("NCCL_NSOCKS_PERTHREAD");

@@ -720,6 +720,13 @@ int env_int(const char* name, int fallback) {
   return v ? std::atoi(v) : fallback;
 }
 
+// The host this end must be: NET_HARNESS_EXPECT_HOST when a case names the
+// host otherwise (a node name, or the hostname), else RAILYARD_HOST's index.
+int expected_host() {
+  return std::getenv("NET_HARNESS_EXPECT_HOST") != nullptr ? env_int("NET_HARNESS_EXPECT_HOST", -1)
+                                                           : env_int("RAILYARD_HOST", -1);
+}
+
 void server_two_comms(const RoleOptions& o, Session& s);  // below: it needs the client's helpers
 
 // The server: listen, publish the handle, accept, receive.
@@ -746,7 +753,7 @@ void server_role(const RoleOptions& o) {
     auto ep = s->advisor->decode_endpoint(endpoint_bytes(handle));
     if (!ep.ok())
       fail("handle bytes 0..31: " + std::string(railyard::message_of(ep.status())));
-    else if (ep->port.host.value() != env_int("RAILYARD_HOST", -1))
+    else if (ep->port.host.value() != expected_host())
       fail("handle endpoint host " + std::to_string(ep->port.host.value()) +
            " != RAILYARD_HOST");
   }
@@ -996,7 +1003,7 @@ void check_stream_ports(const Session& s, const Handle& own, const Handle& peer,
          std::string(railyard::message_of(!local.ok() ? local.status() : remote.status())));
     return;
   }
-  if (local->port.host.value() != env_int("RAILYARD_HOST", -1))
+  if (local->port.host.value() != expected_host())
     fail("own endpoint host " + std::to_string(local->port.host.value()) + " != RAILYARD_HOST");
   const int expect_budget = env_int("RAILYARD_NET_STREAMS", 4);
   if (local->qp_budget != expect_budget)
@@ -1609,10 +1616,12 @@ Launch loopback(int host, std::vector<std::string> extra = {}) {
   return l;
 }
 
-// `client_env` applies to the client only, `both_env` to both ends.
+// `client_env` applies to the client only, `both_env` to both ends;
+// `client_prefix` runs the client under a wrapper (unshare, ...).
 void check_pair(const std::string& scenario, int version,
                 const std::vector<std::string>& client_env = {},
-                const std::vector<std::string>& both_env = {}) {
+                const std::vector<std::string>& both_env = {},
+                const std::vector<std::string>& client_prefix = {}) {
   PairOptions p;
   p.scenario = scenario;
   p.version = version;
@@ -1620,6 +1629,7 @@ void check_pair(const std::string& scenario, int version,
   std::vector<std::string> client = both_env;
   client.insert(client.end(), client_env.begin(), client_env.end());
   p.client = loopback(kClientHost, client);
+  p.client.prefix = client_prefix;
   std::string log;
   const std::string errors = run_pair(p, &log);
   INFO("scenario ", scenario, " version ", version, "\n", log);
@@ -1663,6 +1673,25 @@ TEST_CASE("net_harness: different stream budgets: both ends take the smaller") {
   check_pair("smoke", 0, {"RAILYARD_NET_STREAMS=8"});
 }
 
+TEST_CASE("net_harness: this host by node name (RAILYARD_HOST and RAILYARD_NODE_PATTERN)") {
+  // gpu-b041 is host 40 under a pattern numbering nodes from 1.
+  check_pair("smoke", 0,
+             {"RAILYARD_HOST=gpu-b041", "RAILYARD_NODE_PATTERN=gpu-b{host+1:03}",
+              "NET_HARNESS_EXPECT_HOST=" + std::to_string(kClientHost)});
+}
+TEST_CASE("net_harness: this host by its hostname when RAILYARD_HOST is unset") {
+  // The client runs in its own UTS namespace, named gpu-b041 there; without
+  // one (not root, no unshare) the case is reported skipped to CTest.
+  if (geteuid() != 0 || std::system("unshare --uts true >/dev/null 2>&1") != 0) {
+    std::printf("SKIPPED: cannot make a UTS namespace (needs root and unshare(1))\n");
+    return;
+  }
+  check_pair("smoke", 0,
+             {"RAILYARD_HOST", "RAILYARD_NODE_PATTERN=gpu-b{host+1:03}",
+              "NET_HARNESS_EXPECT_HOST=" + std::to_string(kClientHost)},
+             {}, {"unshare", "--uts", "sh", "-c", "hostname gpu-b041.cluster.local && exec \"$0\" \"$@\""});
+}
+
 TEST_CASE("net_harness: init fails cleanly on a bad environment") {
   struct Bad {
     const char* why;
@@ -1671,7 +1700,9 @@ TEST_CASE("net_harness: init fails cleanly on a bad environment") {
   const Bad cases[] = {
       {"RAILYARD_CLUSTER unset", {"RAILYARD_CLUSTER", "RAILYARD_CLUSTER_FILE"}},
       {"RAILYARD_CLUSTER unknown", {"RAILYARD_CLUSTER=no-such-preset"}},
-      {"RAILYARD_HOST unset", {"RAILYARD_HOST"}},
+      // (and a node pattern no hostname matches: the hostname is the fallback)
+      {"RAILYARD_HOST unset", {"RAILYARD_HOST", "RAILYARD_NODE_PATTERN=no-such-node-{host}"}},
+      {"RAILYARD_NODE_PATTERN malformed", {"RAILYARD_NODE_PATTERN=node{bogus}"}},
       {"RAILYARD_HOST not a number", {"RAILYARD_HOST=abc"}},
       {"RAILYARD_HOST outside the cluster", {"RAILYARD_HOST=100000"}},
       {"RAILYARD_NET_STREAMS=0", {"RAILYARD_NET_STREAMS=0"}},
