@@ -92,6 +92,9 @@ struct NetVDeviceProps {
   int devs[kDevs];
 };
 
+// The properties are declared one by one, as NCCL declares them: a field one
+// version adds sits inside the next version's layout (vProps grew from 4 to 8
+// devices in v12, before maxP2pBytes), so no version is a prefix to extend.
 // v9 and v10 share this layout.
 struct NetPropertiesV9 {
   char* name;
